@@ -1,0 +1,327 @@
+// The DSL's operations: each checks its operands (UserError at the user's line), applies
+// promotion and broadcasting, and records IR.
+#include <fmt/format.h>
+
+#include "dsl/semantics.h"
+#include "dsl/tracer.h"
+#include "tilejit/error.h"
+
+namespace tilejit::tl {
+
+using detail::broadcast_pair;
+using detail::broadcast_value;
+using detail::describe;
+using detail::Tracer;
+using ir::OpKind;
+
+namespace {
+
+Tracer& tracer(const Operand& o) { return Tracer::current(o.loc()); }
+
+// Arithmetic on numbers: promote, broadcast, build.
+Tensor arithmetic(OpKind kind, const char* symbol, const Operand& a, const Operand& b) {
+  Tracer& tr = tracer(a);
+  DType t = detail::binary_dtype(tr, a, b);
+  int va = detail::value_as(tr, a, t), vb = detail::value_as(tr, b, t);
+  bool bitwise = kind == OpKind::bit_and || kind == OpKind::bit_or || kind == OpKind::bit_xor;
+  if (bitwise && is_float(t))
+    throw UserError(fmt::format("operator {} needs integer or boolean operands, got {} and {}", symbol,
+                                describe(tr, va), describe(tr, vb)),
+                    a.loc());
+  auto [x, y] = broadcast_pair(tr, va, vb, a.loc());
+  return tr.make(tr.at(a.loc()).binary(kind, x, y));
+}
+
+bool is_pointer(Tracer& tr, const Operand& o) {
+  return o.kind() == Operand::Kind::tensor && tr.type(tr.read(o.tensor(), o.loc())).is_ptr;
+}
+
+// pointer + integer offsets (offsets negated for subtraction).
+Tensor pointer_offset(const Operand& ptr, const Operand& offset, bool subtract, const std::source_location& loc) {
+  Tracer& tr = Tracer::current(loc);
+  int p = tr.read(ptr.tensor(), ptr.loc());
+  if (is_pointer(tr, offset))
+    throw UserError(fmt::format("cannot {} two pointers ({} and {})", subtract ? "subtract" : "add", describe(tr, p),
+                                describe(tr, detail::value_of(tr, offset))),
+                    loc);
+  int off = detail::value_of(tr, offset);
+  if (!tr.type(off).is_int() && !tr.type(off).is_bool())
+    throw UserError(fmt::format("cannot {} a {} value ({}) {} a pointer ({}); offsets must be integers",
+                                subtract ? "subtract" : "add", tr.type(off).is_float() ? "floating-point" : "non-integer",
+                                describe(tr, off), subtract ? "from" : "to", describe(tr, p)),
+                    loc);
+  if (tr.type(off).is_bool()) off = detail::cast_value(tr, off, DType::i32, loc);
+  auto& b = tr.at(loc);
+  if (subtract) off = b.unary(OpKind::neg, off);
+  auto [pp, oo] = broadcast_pair(tr, p, off, loc);
+  return tr.make(tr.at(loc).addptr(pp, oo));
+}
+
+void no_pointers(Tracer& tr, const Operand& a, const Operand& b, const char* symbol) {
+  for (const Operand* o : {&a, &b})
+    if (is_pointer(tr, *o))
+      throw UserError(fmt::format("operator {} is not defined for pointers ({})", symbol,
+                                  describe(tr, tr.read(o->tensor(), o->loc()))),
+                      a.loc());
+}
+
+Tensor checked_arithmetic(OpKind kind, const char* symbol, const Operand& a, const Operand& b) {
+  no_pointers(tracer(a), a, b, symbol);
+  return arithmetic(kind, symbol, a, b);
+}
+
+Tensor compare(OpKind kind, const char* symbol, const Operand& a, const Operand& b) {
+  return checked_arithmetic(kind, symbol, a, b);
+}
+
+Tensor float_math(OpKind kind, const char* name, const Operand& x) {
+  Tracer& tr = tracer(x);
+  int v = detail::value_of(tr, x);
+  if (!tr.type(v).is_float())
+    throw UserError(fmt::format("{} needs a floating-point operand, got {}; convert it first with .to(DType::f32)",
+                                name, describe(tr, v)),
+                    x.loc());
+  return tr.make(tr.at(x.loc()).unary(kind, v));
+}
+
+Tensor reduction(ir::ReduceKind kind, const char* name, const Operand& x, int axis) {
+  Tracer& tr = tracer(x);
+  int v = detail::value_of(tr, x);
+  const auto& t = tr.type(v);
+  if (t.is_ptr) throw UserError(fmt::format("{}: cannot reduce pointers ({})", name, describe(tr, v)), x.loc());
+  if (t.is_scalar()) throw UserError(fmt::format("{}: needs a block, got the scalar {}", name, describe(tr, v)), x.loc());
+  if (axis < 0 || axis >= t.rank())
+    throw UserError(fmt::format("{}: axis {} is out of range for {} (rank {})", name, axis, describe(tr, v), t.rank()),
+                    x.loc());
+  if (t.is_bool()) v = detail::cast_value(tr, v, DType::i32, x.loc());
+  return tr.make(tr.at(x.loc()).reduce(v, axis, kind));
+}
+
+}  // namespace
+
+Tensor operator+(const Operand& a, const Operand& b) {
+  Tracer& tr = tracer(a);
+  if (is_pointer(tr, a)) return pointer_offset(a, b, false, a.loc());
+  if (is_pointer(tr, b)) return pointer_offset(b, a, false, a.loc());
+  return arithmetic(OpKind::add, "+", a, b);
+}
+
+Tensor operator-(const Operand& a, const Operand& b) {
+  Tracer& tr = tracer(a);
+  if (is_pointer(tr, a)) return pointer_offset(a, b, true, a.loc());
+  return checked_arithmetic(OpKind::sub, "-", a, b);
+}
+
+Tensor operator*(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::mul, "*", a, b); }
+Tensor operator/(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::div, "/", a, b); }
+Tensor operator%(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::rem, "%", a, b); }
+Tensor operator<(const Operand& a, const Operand& b) { return compare(OpKind::cmp_lt, "<", a, b); }
+Tensor operator<=(const Operand& a, const Operand& b) { return compare(OpKind::cmp_le, "<=", a, b); }
+Tensor operator>(const Operand& a, const Operand& b) { return compare(OpKind::cmp_gt, ">", a, b); }
+Tensor operator>=(const Operand& a, const Operand& b) { return compare(OpKind::cmp_ge, ">=", a, b); }
+Tensor operator==(const Operand& a, const Operand& b) { return compare(OpKind::cmp_eq, "==", a, b); }
+Tensor operator!=(const Operand& a, const Operand& b) { return compare(OpKind::cmp_ne, "!=", a, b); }
+Tensor operator&(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::bit_and, "&", a, b); }
+Tensor operator|(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::bit_or, "|", a, b); }
+Tensor operator^(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::bit_xor, "^", a, b); }
+
+Tensor operator-(const Operand& a) {
+  Tracer& tr = tracer(a);
+  int v = detail::value_of(tr, a);
+  if (tr.type(v).is_ptr || tr.type(v).is_bool())
+    throw UserError(fmt::format("unary - is not defined for {}", describe(tr, v)), a.loc());
+  return tr.make(tr.at(a.loc()).unary(OpKind::neg, v));
+}
+
+Tensor operator~(const Operand& a) {
+  Tracer& tr = tracer(a);
+  int v = detail::value_of(tr, a);
+  if (tr.type(v).is_ptr || tr.type(v).is_float())
+    throw UserError(fmt::format("operator ~ needs an integer or boolean operand, got {}", describe(tr, v)), a.loc());
+  return tr.make(tr.at(a.loc()).unary(OpKind::bit_not, v));
+}
+
+Tensor program_id(int axis, std::source_location loc) {
+  Tracer& tr = Tracer::current(loc);
+  if (axis < 0 || axis > 2) throw UserError(fmt::format("program_id: axis must be 0, 1 or 2, got {}", axis), loc);
+  return tr.make(tr.at(loc).program_id(axis));
+}
+
+Tensor num_programs(int axis, std::source_location loc) {
+  Tracer& tr = Tracer::current(loc);
+  if (axis < 0 || axis > 2) throw UserError(fmt::format("num_programs: axis must be 0, 1 or 2, got {}", axis), loc);
+  return tr.make(tr.at(loc).num_programs(axis));
+}
+
+Tensor arange(std::int64_t start, std::int64_t end, std::source_location loc) {
+  Tracer& tr = Tracer::current(loc);
+  std::int64_t n = end - start;
+  if (end <= start) throw UserError(fmt::format("arange({}, {}): end must be greater than start", start, end), loc);
+  if (!ir::is_power_of_two(n))
+    throw UserError(fmt::format("arange({}, {}): the length {} must be a power of two", start, end, n), loc);
+  if (n > (1 << 20)) throw UserError(fmt::format("arange({}, {}): blocks are limited to 2^20 elements", start, end), loc);
+  if (start < INT32_MIN || end > INT32_MAX)
+    throw UserError(fmt::format("arange({}, {}): bounds must fit in i32", start, end), loc);
+  return tr.make(tr.at(loc).arange(start, end));
+}
+
+Tensor full(const Shape& shape, const Operand& value, DType dtype) {
+  Tracer& tr = tracer(value);
+  if (shape.size() > 2) throw UserError(fmt::format("full: rank {} blocks are not supported (at most 2)", shape.size()), value.loc());
+  for (auto e : shape)
+    if (!ir::is_power_of_two(e))
+      throw UserError(fmt::format("full: every extent must be a power of two, got {}", ir::shape_string(shape)),
+                      value.loc());
+  int v = detail::value_as(tr, value, dtype);
+  if (!tr.type(v).is_scalar())
+    throw UserError(fmt::format("full: the fill value must be a scalar, got {}", describe(tr, v)), value.loc());
+  return tr.make(broadcast_value(tr, v, shape, value.loc()));
+}
+
+Tensor zeros(const Shape& shape, DType dtype, std::source_location loc) { return full(shape, Operand(0, loc), dtype); }
+
+Tensor cdiv(const Operand& a, const Operand& b) {
+  Tracer& tr = tracer(a);
+  DType t = detail::binary_dtype(tr, a, b);
+  if (!is_int(t)) throw UserError(fmt::format("cdiv needs integer operands, got {}", dtype_name(t)), a.loc());
+  return (a + b - Operand(1, a.loc())) / b;
+}
+
+Tensor where(const Operand& cond, const Operand& a, const Operand& b) {
+  Tracer& tr = tracer(cond);
+  int c = detail::value_of(tr, cond);
+  if (!tr.type(c).is_bool())
+    throw UserError(fmt::format("where: the condition must be boolean (a comparison), got {}", describe(tr, c)),
+                    cond.loc());
+  DType t;
+  if (is_pointer(tr, a) || is_pointer(tr, b)) {
+    throw UserError("where: selecting between pointers is not supported; select the offsets instead", cond.loc());
+  }
+  t = detail::binary_dtype(tr, a, b);
+  int va = detail::value_as(tr, a, t), vb = detail::value_as(tr, b, t);
+  auto [x, y] = broadcast_pair(tr, va, vb, cond.loc());
+  auto [cc, xx] = broadcast_pair(tr, c, x, cond.loc());
+  int yy = broadcast_value(tr, y, tr.type(xx).shape, cond.loc());
+  return tr.make(tr.at(cond.loc()).select(cc, xx, yy));
+}
+
+Tensor maximum(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::maximum, "maximum", a, b); }
+Tensor minimum(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::minimum, "minimum", a, b); }
+Tensor exp(const Operand& x) { return float_math(OpKind::exp, "exp", x); }
+Tensor exp2(const Operand& x) { return float_math(OpKind::exp2, "exp2", x); }
+Tensor log(const Operand& x) { return float_math(OpKind::log, "log", x); }
+Tensor log2(const Operand& x) { return float_math(OpKind::log2, "log2", x); }
+Tensor sqrt(const Operand& x) { return float_math(OpKind::sqrt, "sqrt", x); }
+Tensor rsqrt(const Operand& x) { return float_math(OpKind::rsqrt, "rsqrt", x); }
+
+Tensor abs(const Operand& x) {
+  Tracer& tr = tracer(x);
+  int v = detail::value_of(tr, x);
+  if (tr.type(v).is_ptr || tr.type(v).is_bool())
+    throw UserError(fmt::format("abs needs a number, got {}", describe(tr, v)), x.loc());
+  return tr.make(tr.at(x.loc()).unary(OpKind::abs, v));
+}
+
+Tensor cast(const Operand& x, DType to) {
+  Tracer& tr = tracer(x);
+  return tr.make(detail::cast_value(tr, detail::value_of(tr, x), to, x.loc()));
+}
+
+Tensor expand_dims(const Operand& x, int axis) {
+  Tracer& tr = tracer(x);
+  int v = detail::value_of(tr, x);
+  int rank = tr.type(v).rank();
+  if (axis < 0 || axis > rank)
+    throw UserError(fmt::format("expand_dims: axis {} is out of range for {} (valid: 0..{})", axis, describe(tr, v), rank),
+                    x.loc());
+  if (rank >= 2) throw UserError(fmt::format("expand_dims: {} would exceed rank 2", describe(tr, v)), x.loc());
+  return tr.make(tr.at(x.loc()).expand_dims(v, axis));
+}
+
+Tensor broadcast_to(const Operand& x, const Shape& shape) {
+  Tracer& tr = tracer(x);
+  for (auto e : shape)
+    if (!ir::is_power_of_two(e) || shape.size() > 2)
+      throw UserError(fmt::format("broadcast_to: bad target shape {}", ir::shape_string(shape)), x.loc());
+  return tr.make(broadcast_value(tr, detail::value_of(tr, x), shape, x.loc()));
+}
+
+namespace {
+
+int pointer_operand(Tracer& tr, const Operand& ptrs, const char* what) {
+  if (!is_pointer(tr, ptrs)) {
+    std::string got = ptrs.kind() == Operand::Kind::tensor ? describe(tr, detail::value_of(tr, ptrs)) : "a number";
+    throw UserError(fmt::format("{}: the first argument must be pointers, got {}", what, got), ptrs.loc());
+  }
+  return tr.read(ptrs.tensor(), ptrs.loc());
+}
+
+int mask_operand(Tracer& tr, const Operand& mask, const char* what) {
+  int m = detail::value_of(tr, mask);
+  if (!tr.type(m).is_bool())
+    throw UserError(fmt::format("{}: the mask must be boolean (e.g. offsets < n), got {}{}", what, describe(tr, m),
+                                std::string_view(what) == "load"
+                                    ? "; to give 'other' (the value of masked-off lanes) a mask is required: "
+                                      "load(ptrs, mask, other)"
+                                    : ""),
+                    mask.loc());
+  return m;
+}
+
+Tensor load_impl(const Operand& ptrs, const Operand* mask, const Operand* other) {
+  Tracer& tr = tracer(ptrs);
+  int p = pointer_operand(tr, ptrs, "load");
+  int m = ir::kNoValue, o = ir::kNoValue;
+  if (mask) {
+    m = mask_operand(tr, *mask, "load");
+    auto [pp, mm] = broadcast_pair(tr, p, m, ptrs.loc());
+    p = pp;
+    m = mm;
+  }
+  if (other) {
+    DType elem = tr.type(p).elem;
+    o = detail::value_as(tr, *other, elem);
+    o = broadcast_value(tr, o, tr.type(p).shape, other->loc());
+  }
+  return tr.make(tr.at(ptrs.loc()).load(p, m, o));
+}
+
+void store_impl(const Operand& ptrs, const Operand& value, const Operand* mask) {
+  Tracer& tr = tracer(ptrs);
+  int p = pointer_operand(tr, ptrs, "store");
+  int v = detail::value_of(tr, value);
+  if (tr.type(v).is_ptr) throw UserError("store: storing pointers is not supported", value.loc());
+  int m = ir::kNoValue;
+  if (mask) m = mask_operand(tr, *mask, "store");
+  // Pointers, value and mask broadcast to one shape.
+  ir::Shape shape = detail::broadcast_shapes(tr, p, v, ptrs.loc());
+  if (m != ir::kNoValue) {
+    int probe = broadcast_value(tr, p, shape, ptrs.loc());
+    shape = detail::broadcast_shapes(tr, probe, m, ptrs.loc());
+  }
+  p = broadcast_value(tr, p, shape, ptrs.loc());
+  v = broadcast_value(tr, detail::cast_value(tr, v, tr.type(p).elem, value.loc()), shape, value.loc());
+  if (m != ir::kNoValue) m = broadcast_value(tr, m, shape, ptrs.loc());
+  tr.at(ptrs.loc()).store(p, v, m);
+}
+
+}  // namespace
+
+Tensor load(const Operand& ptrs) { return load_impl(ptrs, nullptr, nullptr); }
+Tensor load(const Operand& ptrs, const Operand& mask) { return load_impl(ptrs, &mask, nullptr); }
+Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other) { return load_impl(ptrs, &mask, &other); }
+void store(const Operand& ptrs, const Operand& value) { store_impl(ptrs, value, nullptr); }
+void store(const Operand& ptrs, const Operand& value, const Operand& mask) { store_impl(ptrs, value, &mask); }
+
+Tensor max(const Operand& x, int axis) { return reduction(ir::ReduceKind::max, "max", x, axis); }
+Tensor min(const Operand& x, int axis) { return reduction(ir::ReduceKind::min, "min", x, axis); }
+Tensor sum(const Operand& x, int axis) { return reduction(ir::ReduceKind::sum, "sum", x, axis); }
+
+namespace detail {
+void trace_for_range(const Operand& start, const Operand& end, const Operand& step, const LoopOptions& options,
+                     const std::function<void(const Int&)>& body) {
+  Tracer::current(start.loc()).trace_loop(start, end, step, options, body);
+}
+}  // namespace detail
+
+}  // namespace tilejit::tl

@@ -1,0 +1,126 @@
+// The GPU as tilejit's users see it: is there one, what is it, and memory on it (or on the host).
+//
+// The CUDA driver is loaded lazily on first use, so every function here works, or fails with a
+// plain explanation, on machines without an NVIDIA driver or device. Nothing here includes cuda.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tilejit/dtype.h"
+
+struct CUstream_st;  // the driver's opaque stream type (CUstream is CUstream_st*)
+
+namespace tilejit {
+
+/// A CUDA stream (a CUstream). nullptr is the legacy default stream.
+using StreamHandle = ::CUstream_st*;
+
+/// True when the CUDA driver loads, initializes and reports at least one device. Never throws.
+/// When false and `reason` is non-null, *reason says why in a sentence, e.g.
+/// "libcuda.so.1 could not be loaded (...): no NVIDIA driver on this machine".
+bool has_gpu(std::string* reason = nullptr);
+
+/// Facts about the device tilejit runs on (device 0 of those CUDA_VISIBLE_DEVICES exposes).
+struct DeviceProperties {
+  int ordinal = 0;
+  std::string name;           ///< e.g. "NVIDIA H200"
+  int cc_major = 0;           ///< compute capability, e.g. 9 and 0 for sm_90
+  int cc_minor = 0;
+  int sm_count = 0;           ///< streaming multiprocessors
+  int regs_per_sm = 0;        ///< 32-bit registers per SM
+  int smem_per_sm = 0;        ///< shared memory bytes per SM
+  int smem_per_block = 0;     ///< shared memory bytes a block gets without opting in
+  int smem_per_block_optin = 0;  ///< most shared memory bytes a block may opt into
+  int max_threads_per_sm = 0;
+  int l2_bytes = 0;           ///< L2 cache size
+};
+
+/// The current device's properties, queried once. Also makes tilejit's context (the device's
+/// primary context, shared with the CUDA runtime) current on the calling thread.
+/// Throws CudaError when there is no GPU.
+const DeviceProperties& device_properties();
+
+/// Waits until all work submitted to the device has finished. Throws CudaError on failure
+/// (including an earlier kernel's asynchronous error) or when there is no GPU.
+void synchronize();
+
+/// Where a Buffer's bytes live.
+enum class Memory {
+  device,  ///< global memory of the current GPU
+  host,    ///< ordinary, 64-byte aligned host memory (used by the CPU backend and tests)
+};
+
+/// A typed, owned allocation of `count` elements. Move-only; frees its memory when destroyed.
+/// Zero-element buffers are allowed and allocate nothing (address() is 0).
+/// Transfers are synchronous: they return once the bytes have arrived, and device transfers are
+/// ordered after work already submitted to the legacy default stream.
+class Buffer {
+ public:
+  /// An empty buffer (count 0, device memory), e.g. the state a moved-from buffer is left in.
+  Buffer() noexcept = default;
+  /// Allocates `count` elements of `dtype` (uninitialized). Device allocation throws CudaError
+  /// when there is no GPU (the message says why) or the device is out of memory.
+  Buffer(DType dtype, std::size_t count, Memory where = Memory::device);
+  ~Buffer();
+
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  DType dtype() const { return dtype_; }
+  std::size_t count() const { return count_; }
+  std::size_t bytes() const { return count_ * dtype_size(dtype_); }
+  Memory memory() const { return memory_; }
+  /// The first byte's address: a CUdeviceptr for device memory, the host pointer for host memory.
+  std::uint64_t address() const { return address_; }
+
+  /// The host pointer of a host buffer. Throws tilejit::Error for device memory.
+  void* host_data();
+  const void* host_data() const;
+
+  /// Copies `bytes` bytes from `src` into the buffer, starting `offset_bytes` into it.
+  /// Throws tilejit::Error when the range does not fit in the buffer.
+  void upload(const void* src, std::size_t bytes, std::size_t offset_bytes = 0);
+  /// Copies `bytes` bytes starting `offset_bytes` into the buffer to `dst`.
+  /// Throws tilejit::Error when the range does not fit in the buffer.
+  void download(void* dst, std::size_t bytes, std::size_t offset_bytes = 0) const;
+
+  /// Uploads the whole buffer from `values`; throws tilejit::Error unless `values` has exactly
+  /// count() elements of dtype_size(dtype()) bytes each.
+  template <class T>
+  void upload(const std::vector<T>& values) {
+    static_assert(std::is_trivially_copyable_v<T>, "Buffer::upload needs trivially copyable elements");
+    check_elements(sizeof(T), values.size(), "upload");
+    upload(values.data(), bytes());
+  }
+  /// Downloads the whole buffer as count() elements of T; throws tilejit::Error unless
+  /// sizeof(T) == dtype_size(dtype()).
+  template <class T>
+  std::vector<T> download() const {
+    static_assert(std::is_trivially_copyable_v<T>, "Buffer::download needs trivially copyable elements");
+    check_elements(sizeof(T), count_, "download");
+    std::vector<T> values(count_);
+    download(values.data(), bytes());
+    return values;
+  }
+
+  /// Sets every byte to `byte`, e.g. to poison an output before a kernel writes it.
+  void fill_bytes(std::uint8_t byte);
+
+ private:
+  void check_elements(std::size_t element_size, std::size_t n, const char* what) const;
+  void check_range(std::size_t bytes, std::size_t offset_bytes, const char* what) const;
+  void release() noexcept;
+
+  DType dtype_ = DType::f32;
+  std::size_t count_ = 0;
+  Memory memory_ = Memory::device;
+  std::uint64_t address_ = 0;
+};
+
+}  // namespace tilejit

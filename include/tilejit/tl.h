@@ -1,0 +1,230 @@
+// tilejit's kernel language: block-level kernels written as plain C++ functions.
+//
+// A kernel is a function over DSL values. tilejit calls it once per specialization while
+// tracing: every operation below records IR instead of computing, so C++ control flow runs
+// at trace time (it unrolls or specializes) and data-dependent control flow is written with
+// tl::where and tl::for_range.
+//
+//   void add_kernel(tl::Ptr x, tl::Ptr y, tl::Ptr out, tl::Int n, tl::Constexpr BLOCK) {
+//     auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
+//     auto mask = offs < n;
+//     tl::store(out + offs, tl::load(x + offs, mask) + tl::load(y + offs, mask), mask);
+//   }
+//
+// Every misuse throws tilejit::UserError naming the problem and the kernel's source line.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <source_location>
+#include <type_traits>
+#include <vector>
+
+#include "tilejit/dtype.h"
+
+namespace tilejit::tl {
+
+using Shape = std::vector<std::int64_t>;
+
+/// Floating-point infinity, e.g. `tl::load(p, mask, -tl::inf)`.
+inline constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// A compile-time integer kernel parameter (BLOCK_SIZE, num_stages...). Each distinct value
+/// is its own specialization; it converts to a plain integer for C++ arithmetic.
+struct Constexpr {
+  std::int64_t value = 0;
+  constexpr operator std::int64_t() const { return value; }  // NOLINT: implicit by design
+};
+
+/// Index markers for `x(tl::all, tl::newaxis)`, the `x[:, None]` idiom.
+struct All {};
+struct NewAxis {};
+inline constexpr All all{};
+inline constexpr NewAxis newaxis{};
+
+class Tensor;
+
+/// Any operand of a DSL operation: a traced value or a C++ number. It also records the
+/// user's source line, so errors point at the kernel code that caused them.
+class Operand {
+ public:
+  Operand(const Tensor& t, std::source_location loc = std::source_location::current());  // NOLINT
+  template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  Operand(I v, std::source_location loc = std::source_location::current())  // NOLINT
+      : kind_(Kind::int_literal), int_(static_cast<std::int64_t>(v)), loc_(loc) {}
+  template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
+  Operand(F v, std::source_location loc = std::source_location::current())  // NOLINT
+      : kind_(Kind::float_literal), float_(static_cast<double>(v)), loc_(loc) {}
+  Operand(Constexpr c, std::source_location loc = std::source_location::current())  // NOLINT
+      : kind_(Kind::int_literal), int_(c.value), loc_(loc) {}
+
+  enum class Kind { tensor, int_literal, float_literal };
+  Kind kind() const { return kind_; }
+  const Tensor& tensor() const { return *tensor_; }
+  std::int64_t int_value() const { return int_; }
+  double float_value() const { return float_; }
+  const std::source_location& loc() const { return loc_; }
+
+ private:
+  Kind kind_;
+  const Tensor* tensor_ = nullptr;
+  std::int64_t int_ = 0;
+  double float_ = 0.0;
+  std::source_location loc_;
+};
+
+namespace detail {
+class Tracer;
+}
+
+/// A traced value: a scalar or a block (rank 1 or 2, power-of-two extents) of numbers,
+/// booleans or pointers. Copies refer to the same value; assigning to a Tensor declared
+/// outside a for_range body inside that body makes it a loop-carried value.
+class Tensor {
+ public:
+  Tensor(const Tensor& other);
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(const Tensor& other);
+  Tensor& operator=(Tensor&& other) noexcept;
+  ~Tensor();
+
+  Shape shape() const;
+  int rank() const;
+  /// Element type; for pointers, the pointee type.
+  DType dtype() const;
+  bool is_pointer() const;
+
+  /// Element-type conversion (`x.to(DType::f32)`).
+  Tensor to(DType t, std::source_location loc = std::source_location::current()) const;
+  /// `x(tl::all, tl::newaxis)` is x[:, None]; `x(tl::newaxis, tl::all)` is x[None, :].
+  Tensor operator()(All, NewAxis, std::source_location loc = std::source_location::current()) const;
+  Tensor operator()(NewAxis, All, std::source_location loc = std::source_location::current()) const;
+
+  Tensor& operator+=(const Operand& b);
+  Tensor& operator-=(const Operand& b);
+  Tensor& operator*=(const Operand& b);
+  Tensor& operator/=(const Operand& b);
+
+ protected:
+  struct FromTrace {};
+  Tensor(FromTrace, int value);
+
+ private:
+  friend class detail::Tracer;
+  mutable int value_;       // IR value this object currently names
+  int birth_depth_;         // loop depth at which the object was created
+  std::uint32_t trace_id_;  // which trace the value belongs to
+};
+
+/// Kernel parameter: a pointer whose element type comes from the launch argument.
+class Ptr : public Tensor {
+ public:
+  explicit Ptr(const Tensor& t) : Tensor(t) {}
+};
+
+/// Kernel parameter or loop index: an integer scalar (i32, or i64 when a launch value
+/// needs it).
+class Int : public Tensor {
+ public:
+  explicit Int(const Tensor& t) : Tensor(t) {}
+};
+
+/// Kernel parameter: an f32 scalar.
+class Float : public Tensor {
+ public:
+  explicit Float(const Tensor& t) : Tensor(t) {}
+};
+
+// ---- arithmetic, comparison and logic (numpy/Triton broadcasting and promotion) ----
+// Integer / and % truncate toward zero as in C++.
+Tensor operator+(const Operand& a, const Operand& b);
+Tensor operator-(const Operand& a, const Operand& b);
+Tensor operator*(const Operand& a, const Operand& b);
+Tensor operator/(const Operand& a, const Operand& b);
+Tensor operator%(const Operand& a, const Operand& b);
+Tensor operator<(const Operand& a, const Operand& b);
+Tensor operator<=(const Operand& a, const Operand& b);
+Tensor operator>(const Operand& a, const Operand& b);
+Tensor operator>=(const Operand& a, const Operand& b);
+Tensor operator==(const Operand& a, const Operand& b);
+Tensor operator!=(const Operand& a, const Operand& b);
+Tensor operator&(const Operand& a, const Operand& b);
+Tensor operator|(const Operand& a, const Operand& b);
+Tensor operator^(const Operand& a, const Operand& b);
+Tensor operator-(const Operand& a);
+Tensor operator~(const Operand& a);
+
+// ---- program ----
+Tensor program_id(int axis = 0, std::source_location loc = std::source_location::current());
+Tensor num_programs(int axis = 0, std::source_location loc = std::source_location::current());
+
+// ---- creation ----
+/// Integers start, ..., end-1 (i32); end - start must be a power of two.
+Tensor arange(std::int64_t start, std::int64_t end, std::source_location loc = std::source_location::current());
+Tensor full(const Shape& shape, const Operand& value, DType dtype);
+Tensor zeros(const Shape& shape, DType dtype, std::source_location loc = std::source_location::current());
+/// ceil(a / b) for integers.
+Tensor cdiv(const Operand& a, const Operand& b);
+
+// ---- elementwise ----
+Tensor where(const Operand& cond, const Operand& a, const Operand& b);
+Tensor maximum(const Operand& a, const Operand& b);  // NaN-propagating, like torch.maximum
+Tensor minimum(const Operand& a, const Operand& b);
+Tensor exp(const Operand& x);
+Tensor exp2(const Operand& x);
+Tensor log(const Operand& x);
+Tensor log2(const Operand& x);
+Tensor sqrt(const Operand& x);
+Tensor rsqrt(const Operand& x);
+Tensor abs(const Operand& x);
+Tensor cast(const Operand& x, DType to);
+
+// ---- shape ----
+Tensor expand_dims(const Operand& x, int axis);
+Tensor broadcast_to(const Operand& x, const Shape& shape);
+
+// ---- memory ----
+/// Loads the elements `ptrs` point at. Where `mask` is false nothing is read and the
+/// result is `other` (which requires a mask).
+Tensor load(const Operand& ptrs);
+Tensor load(const Operand& ptrs, const Operand& mask);
+Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other);
+/// Stores `value` (broadcast and converted to the pointee type) where `mask` is true.
+void store(const Operand& ptrs, const Operand& value);
+void store(const Operand& ptrs, const Operand& value, const Operand& mask);
+
+// ---- reductions over one axis (the result drops that axis) ----
+Tensor max(const Operand& x, int axis);
+Tensor min(const Operand& x, int axis);
+Tensor sum(const Operand& x, int axis);
+
+// ---- loops ----
+struct LoopOptions {
+  /// Software-pipelining hint: how many iterations' loads may be in flight.
+  std::int64_t num_stages = 1;
+};
+
+namespace detail {
+void trace_for_range(const Operand& start, const Operand& end, const Operand& step, const LoopOptions& options,
+                     const std::function<void(const Int&)>& body);
+}
+
+/// `for (i = start; i < end; i += step) body(i)` on the device. The body is traced once;
+/// Tensors declared outside it and reassigned inside it carry their values across
+/// iterations and hold the final value after the loop.
+template <class Body>
+void for_range(const Operand& start, const Operand& end, const Operand& step, const LoopOptions& options,
+               Body&& body) {
+  detail::trace_for_range(start, end, step, options, [&](const Int& i) { body(i); });
+}
+template <class Body>
+void for_range(const Operand& start, const Operand& end, const Operand& step, Body&& body) {
+  for_range(start, end, step, LoopOptions{}, std::forward<Body>(body));
+}
+template <class Body>
+void for_range(const Operand& start, const Operand& end, Body&& body) {
+  for_range(start, end, Operand(1, start.loc()), LoopOptions{}, std::forward<Body>(body));
+}
+
+}  // namespace tilejit::tl

@@ -1,0 +1,145 @@
+#include "ir/builder.h"
+
+#include "ir/type_rules.h"
+#include "tilejit/error.h"
+
+namespace tilejit::ir {
+
+ValueId Builder::single(Op op) {
+  op.loc = loc_;
+  auto types = infer_result_types(f_, op);
+  if (types.size() != 1) throw InternalError("builder: op must have one result");
+  op.results.push_back(f_.new_value(types[0]));
+  ValueId r = op.results[0];
+  region_->ops.push_back(std::move(op));
+  return r;
+}
+
+// For ops whose result shape is not implied by the operands (splat, broadcast): the result
+// is created first, then checked against the rules.
+ValueId Builder::single_declared(Op op, Type declared) {
+  op.loc = loc_;
+  op.results.push_back(f_.new_value(declared));
+  auto types = infer_result_types(f_, op);
+  if (types.size() != 1 || types[0] != declared) throw InternalError("builder: declared type does not follow the rules");
+  ValueId r = op.results[0];
+  region_->ops.push_back(std::move(op));
+  return r;
+}
+
+ValueId Builder::constant_int(DType t, std::int64_t v) {
+  Op op{OpKind::constant, {}, {}, {}, {}, {}};
+  op.attrs.dtype = t;
+  op.attrs.int_value = v;
+  if (is_float(t)) op.attrs.float_value = static_cast<double>(v);
+  return single(std::move(op));
+}
+
+ValueId Builder::constant_float(DType t, double v) {
+  Op op{OpKind::constant, {}, {}, {}, {}, {}};
+  op.attrs.dtype = t;
+  op.attrs.float_value = v;
+  if (!is_float(t)) throw InternalError("builder: float constant of integer type");
+  return single(std::move(op));
+}
+
+ValueId Builder::program_id(int axis) {
+  Op op{OpKind::program_id, {}, {}, {}, {}, {}};
+  op.attrs.int_value = axis;
+  return single(std::move(op));
+}
+
+ValueId Builder::num_programs(int axis) {
+  Op op{OpKind::num_programs, {}, {}, {}, {}, {}};
+  op.attrs.int_value = axis;
+  return single(std::move(op));
+}
+
+ValueId Builder::arange(std::int64_t start, std::int64_t end) {
+  Op op{OpKind::arange, {}, {}, {}, {}, {}};
+  op.attrs.start = start;
+  op.attrs.end = end;
+  return single(std::move(op));
+}
+
+ValueId Builder::splat(ValueId scalar, const Shape& shape) {
+  return single_declared(Op{OpKind::splat, {scalar}, {}, {}, {}, {}}, f_.type(scalar).with_shape(shape));
+}
+
+ValueId Builder::broadcast(ValueId v, const Shape& shape) {
+  return single_declared(Op{OpKind::broadcast, {v}, {}, {}, {}, {}}, f_.type(v).with_shape(shape));
+}
+
+ValueId Builder::expand_dims(ValueId v, int axis) {
+  Op op{OpKind::expand_dims, {v}, {}, {}, {}, {}};
+  op.attrs.axis = axis;
+  return single(std::move(op));
+}
+
+ValueId Builder::binary(OpKind k, ValueId a, ValueId b) { return single(Op{k, {a, b}, {}, {}, {}, {}}); }
+
+ValueId Builder::unary(OpKind k, ValueId a) { return single(Op{k, {a}, {}, {}, {}, {}}); }
+
+ValueId Builder::cast(ValueId v, DType to) {
+  Op op{OpKind::cast, {v}, {}, {}, {}, {}};
+  op.attrs.dtype = to;
+  return single(std::move(op));
+}
+
+ValueId Builder::select(ValueId cond, ValueId a, ValueId b) {
+  return single(Op{OpKind::select, {cond, a, b}, {}, {}, {}, {}});
+}
+
+ValueId Builder::addptr(ValueId ptr, ValueId offset) { return single(Op{OpKind::addptr, {ptr, offset}, {}, {}, {}, {}}); }
+
+ValueId Builder::load(ValueId ptr, ValueId mask, ValueId other) {
+  Op op{OpKind::load, {ptr}, {}, {}, {}, {}};
+  if (mask != kNoValue) {
+    op.operands.push_back(mask);
+    op.attrs.has_mask = true;
+  }
+  if (other != kNoValue) {
+    op.operands.push_back(other);
+    op.attrs.has_other = true;
+  }
+  return single(std::move(op));
+}
+
+void Builder::store(ValueId ptr, ValueId value, ValueId mask) {
+  Op op{OpKind::store, {ptr, value}, {}, {}, {}, {}};
+  if (mask != kNoValue) {
+    op.operands.push_back(mask);
+    op.attrs.has_mask = true;
+  }
+  op.loc = loc_;
+  infer_result_types(f_, op);
+  region_->ops.push_back(std::move(op));
+}
+
+ValueId Builder::reduce(ValueId v, int axis, ReduceKind k) {
+  Op op{OpKind::reduce, {v}, {}, {}, {}, {}};
+  op.attrs.axis = axis;
+  op.attrs.reduce = k;
+  return single(std::move(op));
+}
+
+void Builder::yield(const std::vector<ValueId>& values) {
+  Op op{OpKind::yield, values, {}, {}, {}, {}};
+  op.loc = loc_;
+  region_->ops.push_back(std::move(op));
+}
+
+std::vector<ValueId> Builder::for_range(ValueId start, ValueId end, ValueId step, const std::vector<ValueId>& inits,
+                                        Region body, int num_stages) {
+  Op op{OpKind::for_range, {start, end, step}, {}, {}, {}, {}};
+  op.operands.insert(op.operands.end(), inits.begin(), inits.end());
+  op.attrs.num_stages = num_stages;
+  op.loc = loc_;
+  for (const Type& t : infer_result_types(f_, op)) op.results.push_back(f_.new_value(t));
+  op.regions.push_back(std::move(body));
+  std::vector<ValueId> results = op.results;
+  region_->ops.push_back(std::move(op));
+  return results;
+}
+
+}  // namespace tilejit::ir

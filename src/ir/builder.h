@@ -1,0 +1,51 @@
+// The only way new ops enter a Function: every method types its op with the shared rules
+// (type_rules.h), so a built function is well typed by construction.
+#pragma once
+
+#include "ir/ir.h"
+
+namespace tilejit::ir {
+
+class Builder {
+ public:
+  explicit Builder(Function& f) : f_(f), region_(&f.body) {}
+
+  Function& function() { return f_; }
+  Region* insertion_region() const { return region_; }
+  void set_insertion_region(Region* r) { region_ = r; }
+  /// Source location stamped on the ops built from now on.
+  void set_loc(SourceLoc loc) { loc_ = std::move(loc); }
+
+  ValueId constant_int(DType t, std::int64_t v);
+  ValueId constant_float(DType t, double v);
+  ValueId program_id(int axis);
+  ValueId num_programs(int axis);
+  ValueId arange(std::int64_t start, std::int64_t end);
+  ValueId splat(ValueId scalar, const Shape& shape);
+  ValueId broadcast(ValueId v, const Shape& shape);
+  ValueId expand_dims(ValueId v, int axis);
+  /// Binary and Compare ops (operands of one type).
+  ValueId binary(OpKind k, ValueId a, ValueId b);
+  ValueId unary(OpKind k, ValueId a);
+  ValueId cast(ValueId v, DType to);
+  ValueId select(ValueId cond, ValueId a, ValueId b);
+  ValueId addptr(ValueId ptr, ValueId offset);
+  ValueId load(ValueId ptr, ValueId mask = kNoValue, ValueId other = kNoValue);
+  void store(ValueId ptr, ValueId value, ValueId mask = kNoValue);
+  ValueId reduce(ValueId v, int axis, ReduceKind k);
+  void yield(const std::vector<ValueId>& values);
+  /// Appends a for_range whose body (args: induction variable, then one per init; ends with
+  /// a yield) was built separately. Returns the loop results, one per init.
+  std::vector<ValueId> for_range(ValueId start, ValueId end, ValueId step, const std::vector<ValueId>& inits,
+                                 Region body, int num_stages);
+
+ private:
+  ValueId single(Op op);
+  ValueId single_declared(Op op, Type declared);
+
+  Function& f_;
+  Region* region_;
+  SourceLoc loc_;
+};
+
+}  // namespace tilejit::ir

@@ -1,0 +1,93 @@
+// The tilejit IR: typed SSA values in structured regions.
+//
+// A Function owns every value (indexed by ValueId) and a body Region. A Region is a list of
+// Ops plus block arguments; the only op with a region is for_range, whose body receives the
+// induction variable and the loop-carried values and ends with a yield.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/type.h"
+
+namespace tilejit::ir {
+
+enum class OpKind {
+#define TILEJIT_OP(name, category) name,
+#include "ir/ops.def"
+#undef TILEJIT_OP
+};
+
+enum class OpCategory { Nullary, Unary, Binary, Compare, Special };
+
+const char* op_name(OpKind k);
+OpCategory op_category(OpKind k);
+/// Ops with effects beyond their results (never removed by dead-code elimination).
+bool has_side_effects(OpKind k);
+
+using ValueId = std::int32_t;
+constexpr ValueId kNoValue = -1;
+
+enum class ReduceKind { sum, max, min };
+const char* reduce_name(ReduceKind k);
+
+/// Where an op came from in the user's C++ source.
+struct SourceLoc {
+  std::string file;
+  unsigned line = 0;
+};
+
+/// Attributes; which ones are meaningful depends on the op (see the verifier).
+struct OpAttrs {
+  DType dtype = DType::i32;    // constant, cast: the result element type
+  std::int64_t int_value = 0;  // constant (integer types), program_id/num_programs axis
+  double float_value = 0.0;    // constant (float types)
+  std::int64_t start = 0, end = 0;  // arange
+  int axis = 0;                      // expand_dims, reduce
+  ReduceKind reduce = ReduceKind::sum;
+  int num_stages = 1;  // for_range: software-pipelining hint
+  bool has_mask = false;   // load/store
+  bool has_other = false;  // load
+};
+
+struct Op;
+
+struct Region {
+  std::vector<ValueId> args;  // block arguments (for_range: induction variable, then carried)
+  std::vector<Op> ops;
+};
+
+struct Op {
+  OpKind kind;
+  std::vector<ValueId> operands;
+  std::vector<ValueId> results;
+  OpAttrs attrs;
+  std::vector<Region> regions;
+  SourceLoc loc;
+};
+
+/// Kernel parameter as the IR sees it. Constexpr parameters are folded away during tracing
+/// and only recorded here for naming.
+struct Param {
+  std::string name;
+  ValueId value = kNoValue;
+};
+
+struct Function {
+  std::string name;
+  std::vector<Type> value_types;  // indexed by ValueId
+  std::vector<Param> params;
+  Region body;
+
+  const Type& type(ValueId v) const { return value_types.at(static_cast<std::size_t>(v)); }
+  ValueId new_value(Type t) {
+    value_types.push_back(std::move(t));
+    return static_cast<ValueId>(value_types.size() - 1);
+  }
+};
+
+/// for_range operand layout: [start, end, step, init_0 ... init_n-1].
+constexpr int kForFixedOperands = 3;
+
+}  // namespace tilejit::ir

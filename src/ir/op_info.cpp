@@ -1,0 +1,38 @@
+#include "ir/ir.h"
+
+namespace tilejit::ir {
+
+const char* op_name(OpKind k) {
+  switch (k) {
+#define TILEJIT_OP(name, category) \
+  case OpKind::name: return #name;
+#include "ir/ops.def"
+#undef TILEJIT_OP
+  }
+  return "?";
+}
+
+OpCategory op_category(OpKind k) {
+  switch (k) {
+#define TILEJIT_OP(name, category) \
+  case OpKind::name: return OpCategory::category;
+#include "ir/ops.def"
+#undef TILEJIT_OP
+  }
+  return OpCategory::Special;
+}
+
+bool has_side_effects(OpKind k) {
+  return k == OpKind::store || k == OpKind::for_range || k == OpKind::yield;
+}
+
+const char* reduce_name(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::sum: return "sum";
+    case ReduceKind::max: return "max";
+    case ReduceKind::min: return "min";
+  }
+  return "?";
+}
+
+}  // namespace tilejit::ir

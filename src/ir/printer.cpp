@@ -1,0 +1,128 @@
+#include "ir/printer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <unordered_map>
+
+namespace tilejit::ir {
+namespace {
+
+std::string float_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+class Printer {
+ public:
+  Printer(const Function& f, PrintOptions o) : f_(f), opts_(o) {}
+
+  std::string run() {
+    std::vector<std::string> params;
+    for (const auto& p : f_.params) params.push_back(fmt::format("{}: {}", name(p.value), to_string(f_.type(p.value))));
+    out_ += fmt::format("kernel {}({}) {{\n", f_.name, fmt::join(params, ", "));
+    region(f_.body, 1);
+    out_ += "}\n";
+    return out_;
+  }
+
+ private:
+  std::string name(ValueId v) {
+    auto it = names_.find(v);
+    if (it == names_.end()) it = names_.emplace(v, fmt::format("%{}", names_.size())).first;
+    return it->second;
+  }
+
+  std::string names(const std::vector<ValueId>& vs) {
+    std::vector<std::string> s;
+    for (auto v : vs) s.push_back(name(v));
+    return fmt::format("{}", fmt::join(s, ", "));
+  }
+
+  std::string attrs(const Op& op) {
+    const auto& a = op.attrs;
+    switch (op.kind) {
+      case OpKind::constant: return is_float(a.dtype) ? float_text(a.float_value) : std::to_string(a.int_value);
+      case OpKind::program_id:
+      case OpKind::num_programs: return std::to_string(a.int_value);
+      case OpKind::arange: return fmt::format("{}, {}", a.start, a.end);
+      case OpKind::expand_dims:
+      case OpKind::reduce: return fmt::format("axis={}", a.axis);
+      default: return "";
+    }
+  }
+
+  void line(int indent, const std::string& text, const Op& op) {
+    out_ += std::string(2 * indent, ' ') + text;
+    if (opts_.locations && op.loc.line) {
+      auto slash = op.loc.file.find_last_of('/');
+      out_ += fmt::format("  // {}:{}", slash == std::string::npos ? op.loc.file : op.loc.file.substr(slash + 1),
+                          op.loc.line);
+    }
+    out_ += "\n";
+  }
+
+  void region(const Region& r, int indent) {
+    for (const Op& op : r.ops) {
+      if (op.kind == OpKind::for_range) {
+        loop(op, indent);
+        continue;
+      }
+      std::string opname = op_name(op.kind);
+      if (op.kind == OpKind::reduce) opname += std::string(".") + reduce_name(op.attrs.reduce);
+      std::vector<std::string> parts;
+      if (op.kind == OpKind::load || op.kind == OpKind::store) {
+        std::size_t plain = op.kind == OpKind::load ? 1 : 2;
+        for (std::size_t i = 0; i < plain; ++i) parts.push_back(name(op.operands[i]));
+        if (op.attrs.has_mask) parts.push_back("mask=" + name(op.operands[plain]));
+        if (op.attrs.has_other) parts.push_back("other=" + name(op.operands[plain + 1]));
+      } else {
+        for (auto v : op.operands) parts.push_back(name(v));
+      }
+      std::string extra = attrs(op);
+      if (!extra.empty()) parts.push_back(extra);
+      std::string args = parts.empty() ? "" : " " + fmt::format("{}", fmt::join(parts, ", "));
+      if (op.results.empty()) {
+        line(indent, opname + args, op);
+      } else {
+        std::string res = names(op.results);
+        line(indent, fmt::format("{} = {}{} : {}", res, opname, args, to_string(f_.type(op.results[0]))), op);
+      }
+    }
+  }
+
+  void loop(const Op& op, int indent) {
+    const Region& body = op.regions[0];
+    std::vector<std::string> carried;
+    std::vector<std::string> types;
+    for (std::size_t i = 1; i < body.args.size(); ++i) {
+      carried.push_back(fmt::format("{} = {}", name(body.args[i]), name(op.operands[kForFixedOperands + i - 1])));
+      types.push_back(to_string(f_.type(body.args[i])));
+    }
+    std::string head;
+    if (!op.results.empty()) head = names(op.results) + " = ";
+    // Operands are named before the induction variable so numbering follows reading order.
+    std::string lo = name(op.operands[0]), hi = name(op.operands[1]), st = name(op.operands[2]);
+    head += fmt::format("for_range {} = {} to {} step {}", name(body.args[0]), lo, hi, st);
+    if (!carried.empty())
+      head += fmt::format(" iter_args({}) -> ({})", fmt::join(carried, ", "), fmt::join(types, ", "));
+    if (op.attrs.num_stages != 1) head += fmt::format(" num_stages={}", op.attrs.num_stages);
+    line(indent, head + " {", op);
+    region(body, indent + 1);
+    out_ += std::string(2 * indent, ' ') + "}\n";
+  }
+
+  const Function& f_;
+  PrintOptions opts_;
+  std::unordered_map<ValueId, std::string> names_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string print(const Function& f, PrintOptions options) { return Printer(f, options).run(); }
+
+}  // namespace tilejit::ir

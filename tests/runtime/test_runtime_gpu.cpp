@@ -1,0 +1,201 @@
+// Runtime on a real device: properties, device memory, NVRTC -> load -> launch.
+// Built everywhere; gpu_main.cpp skips the suite (exit 77) when there is no device.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/device.h"
+#include "runtime/driver.h"
+#include "runtime/module.h"
+#include "runtime/nvrtc_compiler.h"
+#include "tilejit/device.h"
+#include "tilejit/error.h"
+
+using namespace tilejit;
+
+namespace {
+
+const char* const kAffine = R"(
+extern "C" __global__ void affine_kernel(float* y, const float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i] + 1.0f;
+}
+)";
+
+std::unique_ptr<rt::LoadedKernel> load_affine() {
+  rt::NvrtcOutput out = rt::nvrtc_compile(kAffine, "affine.cu", rt::target_arch(), {});
+  return rt::LoadedKernel::load(out.cubin, "affine_kernel");
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-100.f, 100.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("device properties are sane") {
+  const DeviceProperties& p = device_properties();
+  MESSAGE(p.name << " sm_" << p.cc_major << p.cc_minor << ", " << p.sm_count << " SMs");
+  CHECK_FALSE(p.name.empty());
+  CHECK(p.cc_major >= 7);
+  CHECK(p.sm_count > 0);
+  CHECK(p.regs_per_sm >= 65536);
+  CHECK(p.smem_per_block >= 48 * 1024);
+  CHECK(p.smem_per_block_optin >= p.smem_per_block);
+  CHECK(p.smem_per_sm >= p.smem_per_block_optin);
+  CHECK(p.max_threads_per_sm >= 1024);
+  CHECK(p.l2_bytes > 0);
+  CHECK(&p == &device_properties());  // queried once
+}
+
+TEST_CASE("device buffer round trip, offsets and fill") {
+  const std::vector<float> in = random_floats(100003, 1);
+  Buffer b(DType::f32, in.size());
+  CHECK(b.memory() == Memory::device);
+  CHECK(b.address() != 0);
+  b.upload(in);
+  CHECK(b.download<float>() == in);
+
+  float part[4] = {};
+  b.download(part, sizeof(part), 10 * sizeof(float));
+  CHECK(part[0] == in[10]);
+  CHECK(part[3] == in[13]);
+  CHECK_THROWS_AS(b.download(part, sizeof(part), b.bytes() - 8), Error);
+  CHECK_THROWS_AS(b.host_data(), Error);
+
+  b.fill_bytes(0xff);
+  for (std::uint32_t bits : b.download<std::uint32_t>()) REQUIRE(bits == 0xffffffffu);
+}
+
+TEST_CASE("NVRTC-compiled kernel loads and computes y = 2x + 1") {
+  auto kernel = load_affine();
+  const int n = 1000003;
+  const std::vector<float> x = random_floats(n, 2);
+  Buffer dx(DType::f32, n), dy(DType::f32, n);
+  dx.upload(x);
+  dy.fill_bytes(0xff);  // poison: NaN wherever the kernel fails to write
+
+  std::uint64_t py = dy.address(), px = dx.address();
+  int nn = n;
+  void* params[] = {&py, &px, &nn};
+  const unsigned threads = 256;
+  kernel->launch({(n + threads - 1) / threads, 1, 1}, threads, 0, nullptr, params);
+  synchronize();
+
+  const std::vector<float> y = dy.download<float>();
+  std::size_t bad = 0;
+  for (int i = 0; i < n; ++i)
+    if (!(std::fabs(y[i] - (2.0f * x[i] + 1.0f)) <= 1e-5f * std::fabs(2.0f * x[i]) + 1e-6f)) ++bad;
+  CHECK(bad == 0);
+}
+
+TEST_CASE("kernel resources and occupancy") {
+  auto kernel = load_affine();
+  const rt::KernelResources r = kernel->resources();
+  CHECK(r.n_regs > 0);
+  CHECK(r.local_bytes == 0);
+  CHECK(r.static_shared_bytes == 0);
+  CHECK(r.max_threads_per_block == 1024);
+  CHECK(r.max_dynamic_shared_bytes > 0);
+  CHECK(kernel->max_active_blocks_per_sm(256, 0) > 0);
+  CHECK_THROWS_AS(kernel->max_active_blocks_per_sm(0, 0), Error);
+}
+
+TEST_CASE("PTX images load too") {
+  rt::NvrtcOutput out = rt::nvrtc_compile(kAffine, "affine.cu", "compute_" + rt::target_arch().substr(3), {});
+  std::vector<char> ptx(out.ptx.begin(), out.ptx.end());  // not NUL-terminated on purpose
+  auto kernel = rt::LoadedKernel::load(ptx, "affine_kernel");
+  CHECK(kernel->resources().n_regs > 0);
+}
+
+TEST_CASE("loading errors name the call") {
+  rt::NvrtcOutput out = rt::nvrtc_compile(kAffine, "affine.cu", rt::target_arch(), {});
+  try {
+    rt::LoadedKernel::load(out.cubin, "no_such_kernel");
+    FAIL("expected CudaError");
+  } catch (const CudaError& e) {
+    CHECK(e.call() == "cuModuleGetFunction");
+    CHECK(std::string(e.what()).find("no_such_kernel") != std::string::npos);
+  }
+}
+
+TEST_CASE("impossible launches are refused before the driver sees them") {
+  auto kernel = load_affine();
+  std::uint64_t p = 0;
+  int n = 0;
+  void* params[] = {&p, &p, &n};
+  CHECK_THROWS_AS(kernel->launch({1, 1, 1}, 2048, 0, nullptr, params), Error);
+  CHECK_THROWS_AS(kernel->launch({1, 1, 1}, 0, 0, nullptr, params), Error);
+  CHECK_THROWS_AS(kernel->launch({0, 1, 1}, 32, 0, nullptr, params), Error);
+  CHECK_THROWS_AS(kernel->launch({1, 0, 1}, 32, 0, nullptr, params), Error);
+  CHECK_THROWS_AS(kernel->launch({1, 65536, 1}, 32, 0, nullptr, params), Error);
+  CHECK_THROWS_AS(kernel->launch({1, 1, 1}, 32, 16u << 20, nullptr, params), Error);
+  try {
+    kernel->launch({1, 1, 1}, 2048, 0, nullptr, params);
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("2048 threads") != std::string::npos);
+  }
+  // n == 0: a valid launch that touches no memory; the context is still healthy.
+  kernel->launch({1, 1, 1}, 32, 0, nullptr, params);
+  synchronize();
+}
+
+TEST_CASE("driver errors become CudaError naming the call") {
+  // Call the driver directly with grid.y == 0, which LoadedKernel::launch would refuse itself.
+  rt::NvrtcOutput out = rt::nvrtc_compile(kAffine, "affine.cu", rt::target_arch(), {});
+  rt::make_context_current();
+  const rt::Driver& d = rt::driver();
+  CUmodule module = nullptr;
+  rt::check(d.cuModuleLoadData(&module, out.cubin.data()), "cuModuleLoadData");
+  CUfunction function = nullptr;
+  rt::check(d.cuModuleGetFunction(&function, module, "affine_kernel"), "cuModuleGetFunction");
+  std::uint64_t p = 0;
+  int n = 0;
+  void* params[] = {&p, &p, &n};
+  const CUresult r = d.cuLaunchKernel(function, 1, 0, 1, 32, 1, 1, 0, nullptr, params, nullptr);
+  CHECK(r != CUDA_SUCCESS);
+  try {
+    rt::check(r, "cuLaunchKernel");
+    FAIL("expected CudaError");
+  } catch (const CudaError& e) {
+    CHECK(e.call() == "cuLaunchKernel");
+    CHECK(e.code() == static_cast<int>(r));
+    CHECK(e.name().rfind("CUDA_ERROR_", 0) == 0);
+    CHECK(std::string(e.what()).find("cuLaunchKernel") != std::string::npos);
+  }
+  rt::check(d.cuModuleUnload(module), "cuModuleUnload");
+  synchronize();  // the failed launch left no sticky error
+}
+
+TEST_CASE("dynamic shared memory above 48 KiB is opted into") {
+  const char* src = R"(
+extern "C" __global__ void smem_kernel(int* out) {
+  extern __shared__ int buf[];
+  buf[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];
+}
+)";
+  const DeviceProperties& props = device_properties();
+  if (props.smem_per_block_optin <= 48 * 1024) return;
+  rt::NvrtcOutput out = rt::nvrtc_compile(src, "smem.cu", rt::target_arch(), {});
+  auto kernel = rt::LoadedKernel::load(out.cubin, "smem_kernel");
+  Buffer o(DType::i32, 128);
+  std::uint64_t po = o.address();
+  void* params[] = {&po};
+  const unsigned smem = 64 * 1024;
+  kernel->launch({1, 1, 1}, 128, smem, nullptr, params);
+  synchronize();
+  CHECK(kernel->resources().max_dynamic_shared_bytes >= static_cast<int>(smem));
+  const std::vector<std::int32_t> got = o.download<std::int32_t>();
+  CHECK(got[0] == 127);
+  CHECK(got[127] == 0);
+}
