@@ -81,22 +81,21 @@ void Buffer::release() noexcept {
   count_ = 0;
 }
 
-void* Buffer::host_data() {
-  return const_cast<void*>(std::as_const(*this).host_data());
-}
+void* Buffer::host_data() { return const_cast<void*>(std::as_const(*this).host_data()); }
 
 const void* Buffer::host_data() const {
   if (memory_ != Memory::host)
-    throw Error("Buffer::host_data() is only for host buffers; this one is in device memory "
-                "(use download() to read it)");
+    throw Error(
+        "Buffer::host_data() is only for host buffers; this one is in device memory "
+        "(use download() to read it)");
   return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address_));
 }
 
 void Buffer::check_range(std::size_t n, std::size_t offset, const char* what) const {
   const std::size_t size = bytes();
   if (offset > size || n > size - offset)
-    throw Error(fmt::format("Buffer::{} of {} bytes at offset {} is out of bounds of a {}-byte {} buffer", what,
-                            n, offset, size, memory_name(memory_)));
+    throw Error(fmt::format("Buffer::{} of {} bytes at offset {} is out of bounds of a {}-byte {} buffer", what, n,
+                            offset, size, memory_name(memory_)));
 }
 
 void Buffer::check_elements(std::size_t element_size, std::size_t n, const char* what) const {

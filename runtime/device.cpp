@@ -36,13 +36,11 @@ DeviceInfo query_device() {
   i.cc_minor = attribute(d, dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability");
   i.sm_count = attribute(d, dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count");
   i.regs_per_sm = attribute(d, dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, "registers per SM");
-  i.smem_per_sm =
-      attribute(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "shared memory per SM");
+  i.smem_per_sm = attribute(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "shared memory per SM");
   i.smem_per_block = attribute(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "shared memory per block");
   i.smem_per_block_optin =
       attribute(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "opt-in shared memory per block");
-  i.max_threads_per_sm =
-      attribute(d, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, "threads per SM");
+  i.max_threads_per_sm = attribute(d, dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, "threads per SM");
   i.l2_bytes = attribute(d, dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 size");
   return i;
 }
@@ -94,9 +92,10 @@ std::string target_arch() {
   if (const char* env = std::getenv("TILEJIT_ARCH"); env && *env) {
     std::string arch = env;
     if (!is_sm_arch(arch))
-      throw Error(fmt::format("TILEJIT_ARCH='{}' is not a GPU architecture: expected the form sm_NN or sm_NNa, "
-                              "e.g. TILEJIT_ARCH=sm_90 or TILEJIT_ARCH=sm_90a",
-                              arch));
+      throw Error(
+          fmt::format("TILEJIT_ARCH='{}' is not a GPU architecture: expected the form sm_NN or sm_NNa, "
+                      "e.g. TILEJIT_ARCH=sm_90 or TILEJIT_ARCH=sm_90a",
+                      arch));
     return arch;
   }
   if (!driver_available()) return "sm_90";  // no device: still produce PTX/cubin for inspection

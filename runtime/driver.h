@@ -14,38 +14,40 @@ namespace tilejit::rt {
 // Every driver function tilejit calls. Names are the base names cuGetProcAddress expects; cuda.h's
 // versioning macros (cuMemAlloc -> cuMemAlloc_v2 ...) rename the members and their uses alike, so
 // each member has the prototype of the ABI version that CUDA 12.0 requests.
-#define TILEJIT_DRIVER_FUNCTIONS(X)                                                                    \
-  X(cuInit)                                                                                            \
-  X(cuDriverGetVersion)                                                                                \
-  X(cuGetErrorName)                                                                                    \
-  X(cuGetErrorString)                                                                                  \
-  X(cuDeviceGet)                                                                                       \
-  X(cuDeviceGetCount)                                                                                  \
-  X(cuDeviceGetAttribute)                                                                              \
-  X(cuDeviceGetName)                                                                                   \
-  X(cuDevicePrimaryCtxRetain)                                                                          \
-  X(cuDevicePrimaryCtxRelease)                                                                         \
-  X(cuCtxSetCurrent)                                                                                   \
-  X(cuCtxGetCurrent)                                                                                   \
-  X(cuCtxSynchronize)                                                                                  \
-  X(cuMemAlloc)                                                                                        \
-  X(cuMemFree)                                                                                         \
-  X(cuMemcpyHtoD)                                                                                      \
-  X(cuMemcpyDtoH)                                                                                      \
-  X(cuMemcpyDtoD)                                                                                      \
-  X(cuMemsetD8)                                                                                        \
-  X(cuModuleLoadData)                                                                                  \
-  X(cuModuleUnload)                                                                                    \
-  X(cuModuleGetFunction)                                                                               \
-  X(cuFuncGetAttribute)                                                                                \
-  X(cuFuncSetAttribute)                                                                                \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                       \
-  X(cuLaunchKernel)                                                                                    \
-  X(cuStreamSynchronize)                                                                               \
-  X(cuEventCreate)                                                                                     \
-  X(cuEventRecord)                                                                                     \
-  X(cuEventSynchronize)                                                                                \
-  X(cuEventElapsedTime)                                                                                \
+#define TILEJIT_DRIVER_FUNCTIONS(X)              \
+  X(cuInit)                                      \
+  X(cuDriverGetVersion)                          \
+  X(cuGetErrorName)                              \
+  X(cuGetErrorString)                            \
+  X(cuDeviceGet)                                 \
+  X(cuDeviceGetCount)                            \
+  X(cuDeviceGetAttribute)                        \
+  X(cuDeviceGetName)                             \
+  X(cuDevicePrimaryCtxRetain)                    \
+  X(cuDevicePrimaryCtxRelease)                   \
+  X(cuCtxSetCurrent)                             \
+  X(cuCtxGetCurrent)                             \
+  X(cuCtxSynchronize)                            \
+  X(cuMemAlloc)                                  \
+  X(cuMemFree)                                   \
+  X(cuMemcpyHtoD)                                \
+  X(cuMemcpyDtoH)                                \
+  X(cuMemcpyDtoD)                                \
+  X(cuMemsetD8)                                  \
+  X(cuMemsetD8Async)                             \
+  X(cuMemcpyDtoDAsync)                           \
+  X(cuModuleLoadData)                            \
+  X(cuModuleUnload)                              \
+  X(cuModuleGetFunction)                         \
+  X(cuFuncGetAttribute)                          \
+  X(cuFuncSetAttribute)                          \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+  X(cuLaunchKernel)                              \
+  X(cuStreamSynchronize)                         \
+  X(cuEventCreate)                               \
+  X(cuEventRecord)                               \
+  X(cuEventSynchronize)                          \
+  X(cuEventElapsedTime)                          \
   X(cuEventDestroy)
 
 /// Typed pointers to the driver entry points. Obtained through driver(); all non-null there.

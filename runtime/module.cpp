@@ -16,7 +16,10 @@ namespace {
 constexpr unsigned kDefaultDynamicSmem = 48 * 1024;
 
 bool is_elf(const std::vector<char>& image) {
-  return image.size() >= 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0;
+  return image.size() >= 4 && std::memcmp(image.data(),
+                                          "\x7f"
+                                          "ELF",
+                                          4) == 0;
 }
 
 bool is_fatbin(const std::vector<char>& image) {
@@ -78,8 +81,8 @@ LoadedKernel::~LoadedKernel() {
 
 int LoadedKernel::function_attribute(int which, const char* what) const {
   int value = 0;
-  check(driver().cuFuncGetAttribute(&value, static_cast<CUfunction_attribute>(which), function_),
-        "cuFuncGetAttribute", fmt::format("{} of kernel {}", what, entry_name_));
+  check(driver().cuFuncGetAttribute(&value, static_cast<CUfunction_attribute>(which), function_), "cuFuncGetAttribute",
+        fmt::format("{} of kernel {}", what, entry_name_));
   return value;
 }
 
@@ -96,8 +99,8 @@ KernelResources LoadedKernel::resources() const {
 
 int LoadedKernel::max_active_blocks_per_sm(int threads_per_block, int dynamic_smem_bytes) const {
   if (threads_per_block <= 0 || dynamic_smem_bytes < 0)
-    throw Error(fmt::format("max_active_blocks_per_sm({}, {}) for kernel {}: sizes must be positive",
-                            threads_per_block, dynamic_smem_bytes, entry_name_));
+    throw Error(fmt::format("max_active_blocks_per_sm({}, {}) for kernel {}: sizes must be positive", threads_per_block,
+                            dynamic_smem_bytes, entry_name_));
   make_context_current();
   int blocks = 0;
   check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, threads_per_block,
@@ -111,16 +114,18 @@ void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, St
   constexpr unsigned kMaxGridX = std::numeric_limits<int>::max();  // 2^31 - 1
   constexpr unsigned kMaxGridYZ = 65535;
   if (grid.x < 1 || grid.y < 1 || grid.z < 1 || grid.x > kMaxGridX || grid.y > kMaxGridYZ || grid.z > kMaxGridYZ)
-    throw Error(fmt::format("cannot launch kernel {} with grid ({}, {}, {}): each dimension must be at least 1, "
-                            "x at most 2^31-1, y and z at most 65535",
-                            entry_name_, grid.x, grid.y, grid.z));
+    throw Error(
+        fmt::format("cannot launch kernel {} with grid ({}, {}, {}): each dimension must be at least 1, "
+                    "x at most 2^31-1, y and z at most 65535",
+                    entry_name_, grid.x, grid.y, grid.z));
   if (threads < 1 || threads > 1024)
-    throw Error(fmt::format("cannot launch kernel {} with {} threads per block: must be 1..1024", entry_name_,
-                            threads));
+    throw Error(
+        fmt::format("cannot launch kernel {} with {} threads per block: must be 1..1024", entry_name_, threads));
   if (threads > static_cast<unsigned>(max_threads_per_block_))
-    throw Error(fmt::format("cannot launch kernel {} with {} threads per block: its registers or "
-                            "__launch_bounds__ allow at most {}",
-                            entry_name_, threads, max_threads_per_block_));
+    throw Error(
+        fmt::format("cannot launch kernel {} with {} threads per block: its registers or "
+                    "__launch_bounds__ allow at most {}",
+                    entry_name_, threads, max_threads_per_block_));
   make_context_current();
   const Driver& d = driver();
 
@@ -129,13 +134,14 @@ void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, St
     if (dynamic_smem > dynamic_smem_limit_) {
       const int optin = current_device().smem_per_block_optin;
       if (static_cast<long long>(dynamic_smem) + static_shared_bytes_ > optin)
-        throw Error(fmt::format("cannot launch kernel {} with {} bytes of dynamic shared memory: with its {} static "
-                                "bytes that exceeds the device's {} bytes per block",
-                                entry_name_, dynamic_smem, static_shared_bytes_, optin));
+        throw Error(
+            fmt::format("cannot launch kernel {} with {} bytes of dynamic shared memory: with its {} static "
+                        "bytes that exceeds the device's {} bytes per block",
+                        entry_name_, dynamic_smem, static_shared_bytes_, optin));
       check(d.cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                  static_cast<int>(dynamic_smem)),
-            "cuFuncSetAttribute", fmt::format("raising kernel {}'s dynamic shared memory to {} bytes", entry_name_,
-                                              dynamic_smem));
+            "cuFuncSetAttribute",
+            fmt::format("raising kernel {}'s dynamic shared memory to {} bytes", entry_name_, dynamic_smem));
       dynamic_smem_limit_ = dynamic_smem;
     }
   }

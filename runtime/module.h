@@ -19,8 +19,8 @@ struct Dim3 {
 
 /// What the driver reports about a loaded kernel; feeds occupancy-based grid sizing.
 struct KernelResources {
-  int n_regs = 0;                    ///< registers per thread
-  int local_bytes = 0;               ///< local memory per thread (stack frame and spills)
+  int n_regs = 0;       ///< registers per thread
+  int local_bytes = 0;  ///< local memory per thread (stack frame and spills)
   int static_shared_bytes = 0;
   int max_threads_per_block = 0;     ///< limited by registers and __launch_bounds__
   int max_dynamic_shared_bytes = 0;  ///< current opt-in limit for dynamic shared memory
@@ -62,7 +62,7 @@ class LoadedKernel {
   std::string entry_name_;
   int max_threads_per_block_ = 0;
   int static_shared_bytes_ = 0;
-  mutable std::mutex smem_mutex_;          // guards dynamic_smem_limit_ and its attribute
+  mutable std::mutex smem_mutex_;  // guards dynamic_smem_limit_ and its attribute
   mutable unsigned dynamic_smem_limit_ = 48 * 1024;
 };
 

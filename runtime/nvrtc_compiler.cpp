@@ -112,15 +112,18 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_nam
                             file_name, arch));
 
   NvrtcOutput out;
-  out.options = {"--gpu-architecture=" + arch, "--std=c++17", "-lineinfo", "--ptxas-options=-v"};
+  // --no-cache: with a driver present NVRTC 13 reuses cubins from the driver's compute cache and
+  // then ptxas does not run, so the -v report (registers, spills) would be missing. tilejit keeps
+  // its own cache of compiled kernels, report included, so NVRTC's adds nothing.
+  out.options = {"--gpu-architecture=" + arch, "--std=c++17", "-lineinfo", "--ptxas-options=-v", "--no-cache"};
   if (const std::string& include = cuda_include_dir(); !include.empty())
     out.options.push_back("--include-path=" + include);
   out.options.insert(out.options.end(), extra_options.begin(), extra_options.end());
   const std::string joined = join(out.options);
   auto fail = [&](const std::string& what, nvrtcResult r, std::string log) {
-    return CompileError(fmt::format("NVRTC could not compile {} for {}: {} ({})", file_name, arch, what,
-                                    nvrtcGetErrorString(r)),
-                        std::move(log), source, joined);
+    return CompileError(
+        fmt::format("NVRTC could not compile {} for {}: {} ({})", file_name, arch, what, nvrtcGetErrorString(r)),
+        std::move(log), source, joined);
   };
 
   const auto start = std::chrono::steady_clock::now();

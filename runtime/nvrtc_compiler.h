@@ -20,8 +20,8 @@ struct PtxasInfo {
 /// Everything one compilation produced.
 struct NvrtcOutput {
   std::string ptx;
-  std::vector<char> cubin;           ///< empty for compute_XX (PTX-only) targets
-  std::string log;                   ///< NVRTC's log, ptxas' -v report included
+  std::vector<char> cubin;  ///< empty for compute_XX (PTX-only) targets
+  std::string log;          ///< NVRTC's log, ptxas' -v report included
   PtxasInfo ptxas;
   std::vector<std::string> options;  ///< exactly what NVRTC was given
   double compile_ms = 0;
@@ -29,7 +29,7 @@ struct NvrtcOutput {
 
 /// Compiles `source` (named `file_name` in diagnostics) for `arch`: "sm_XX" (optionally with an
 /// 'a' or 'f' suffix) yields a cubin and PTX, "compute_XX" PTX only. Options are always
-/// --gpu-architecture=<arch> --std=c++17 -lineinfo --ptxas-options=-v, then
+/// --gpu-architecture=<arch> --std=c++17 -lineinfo --ptxas-options=-v --no-cache, then
 /// --include-path=<cuda_include_dir()> when that was found, then `extra_options`.
 /// Throws CompileError (summary naming file and arch; the log, the source and the joined options)
 /// when NVRTC rejects the program, and tilejit::Error for a malformed `arch`.

@@ -27,16 +27,16 @@ bool has_gpu(std::string* reason = nullptr);
 /// Facts about the device tilejit runs on (device 0 of those CUDA_VISIBLE_DEVICES exposes).
 struct DeviceProperties {
   int ordinal = 0;
-  std::string name;           ///< e.g. "NVIDIA H200"
-  int cc_major = 0;           ///< compute capability, e.g. 9 and 0 for sm_90
+  std::string name;  ///< e.g. "NVIDIA H200"
+  int cc_major = 0;  ///< compute capability, e.g. 9 and 0 for sm_90
   int cc_minor = 0;
-  int sm_count = 0;           ///< streaming multiprocessors
-  int regs_per_sm = 0;        ///< 32-bit registers per SM
-  int smem_per_sm = 0;        ///< shared memory bytes per SM
-  int smem_per_block = 0;     ///< shared memory bytes a block gets without opting in
+  int sm_count = 0;              ///< streaming multiprocessors
+  int regs_per_sm = 0;           ///< 32-bit registers per SM
+  int smem_per_sm = 0;           ///< shared memory bytes per SM
+  int smem_per_block = 0;        ///< shared memory bytes a block gets without opting in
   int smem_per_block_optin = 0;  ///< most shared memory bytes a block may opt into
   int max_threads_per_sm = 0;
-  int l2_bytes = 0;           ///< L2 cache size
+  int l2_bytes = 0;  ///< L2 cache size
 };
 
 /// The current device's properties, queried once. Also makes tilejit's context (the device's

@@ -1,6 +1,7 @@
 // Host buffers: allocation, transfers, bounds, moves.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <utility>
@@ -36,7 +37,8 @@ TEST_CASE("host buffer round trip") {
   CHECK(got[2] == 43.f);
 
   b.fill_bytes(0xff);
-  for (std::uint32_t bits : b.download<std::uint32_t>()) CHECK(bits == 0xffffffffu);
+  const std::vector<std::uint32_t> bits = b.download<std::uint32_t>();
+  CHECK(std::all_of(bits.begin(), bits.end(), [](std::uint32_t v) { return v == 0xffffffffu; }));
 }
 
 TEST_CASE("host buffer bounds and type errors") {

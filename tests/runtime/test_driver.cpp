@@ -50,6 +50,4 @@ TEST_CASE("device work without a GPU fails with the reason") {
   CHECK(empty.address() == 0);
 }
 
-TEST_CASE("check() passes success through") {
-  CHECK_NOTHROW(rt::check(CUDA_SUCCESS, "cuNothing"));
-}
+TEST_CASE("check() passes success through") { CHECK_NOTHROW(rt::check(CUDA_SUCCESS, "cuNothing")); }

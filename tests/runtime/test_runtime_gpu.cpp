@@ -2,10 +2,12 @@
 // Built everywhere; gpu_main.cpp skips the suite (exit 77) when there is no device.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/device.h"
@@ -18,6 +20,13 @@
 using namespace tilejit;
 
 namespace {
+
+std::size_t count_wrong_affine(const std::vector<float>& x, const std::vector<float>& y) {
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!(std::fabs(y[i] - (2.0f * x[i] + 1.0f)) <= 1e-5f * std::fabs(2.0f * x[i]) + 1e-6f)) ++bad;
+  return bad;
+}
 
 const char* const kAffine = R"(
 extern "C" __global__ void affine_kernel(float* y, const float* x, int n) {
@@ -72,7 +81,12 @@ TEST_CASE("device buffer round trip, offsets and fill") {
   CHECK_THROWS_AS(b.host_data(), Error);
 
   b.fill_bytes(0xff);
-  for (std::uint32_t bits : b.download<std::uint32_t>()) REQUIRE(bits == 0xffffffffu);
+  const std::vector<std::uint32_t> bits = b.download<std::uint32_t>();
+  CHECK(std::all_of(bits.begin(), bits.end(), [](std::uint32_t v) { return v == 0xffffffffu; }));
+
+  Buffer moved = std::move(b);
+  CHECK(moved.count() == in.size());
+  CHECK(b.address() == 0);
 }
 
 TEST_CASE("NVRTC-compiled kernel loads and computes y = 2x + 1") {
@@ -90,11 +104,37 @@ TEST_CASE("NVRTC-compiled kernel loads and computes y = 2x + 1") {
   kernel->launch({(n + threads - 1) / threads, 1, 1}, threads, 0, nullptr, params);
   synchronize();
 
-  const std::vector<float> y = dy.download<float>();
-  std::size_t bad = 0;
-  for (int i = 0; i < n; ++i)
-    if (!(std::fabs(y[i] - (2.0f * x[i] + 1.0f)) <= 1e-5f * std::fabs(2.0f * x[i]) + 1e-6f)) ++bad;
+  CHECK(count_wrong_affine(x, dy.download<float>()) == 0);
+}
+
+TEST_CASE("other threads get the context made current for them") {
+  auto kernel = load_affine();
+  const int n = 4099;
+  const std::vector<float> x = random_floats(n, 3);
+  std::size_t bad = 1;
+  std::thread worker([&] {
+    // A fresh thread has no current context; every runtime entry point sets it.
+    Buffer dx(DType::f32, n), dy(DType::f32, n);
+    dx.upload(x);
+    dy.fill_bytes(0xff);
+    std::uint64_t py = dy.address(), px = dx.address();
+    int nn = n;
+    void* params[] = {&py, &px, &nn};
+    kernel->launch({(n + 127) / 128, 1, 1}, 128, 0, nullptr, params);
+    synchronize();
+    bad = count_wrong_affine(x, dy.download<float>());
+  });
+  worker.join();
   CHECK(bad == 0);
+}
+
+TEST_CASE("kernels and buffers may outlive main") {
+  // The JIT cache holds loaded kernels in statics; they are destroyed during exit, which must be
+  // quiet (ctest sees the exit status).
+  static std::unique_ptr<rt::LoadedKernel> kept = load_affine();
+  static Buffer kept_buffer(DType::f32, 1024);
+  CHECK(kept != nullptr);
+  CHECK(kept_buffer.address() != 0);
 }
 
 TEST_CASE("kernel resources and occupancy") {

@@ -1,0 +1,228 @@
+// Kernels: compile a DSL function for a specialization, inspect every stage, launch it.
+//
+//   tilejit::Kernel add("add_kernel", add_kernel, {"x", "y", "out", "n", "BLOCK"});
+//   add.launch({tilejit::cdiv(n, 1024)}, {x, y, out, n, 1024}, {.num_warps = 4});
+//
+// The first launch of a specialization (argument dtypes, constexpr values, num_warps,
+// num_stages, arch) traces the function, generates CUDA C, compiles it with NVRTC and caches
+// the result; later launches of the same specialization go straight to the driver.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <source_location>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tilejit/device.h"
+#include "tilejit/dtype.h"
+#include "tilejit/tl.h"
+
+namespace tilejit {
+
+/// Launch grid: number of programs along x, y, z.
+struct Grid {
+  std::uint64_t x = 1, y = 1, z = 1;
+  Grid(std::uint64_t x_ = 1, std::uint64_t y_ = 1, std::uint64_t z_ = 1) : x(x_), y(y_), z(z_) {}  // NOLINT
+};
+
+/// ceil(a / b) for sizing grids.
+constexpr std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// A raw pointer argument (device address, or host address for the CPU backend) with the
+/// element type the kernel should see. Buffers convert to this implicitly.
+struct Pointer {
+  std::uint64_t address = 0;
+  DType dtype = DType::f32;
+};
+
+/// One launch argument: a pointer, an integer or a floating-point number. Integers bind to
+/// tl::Int parameters (as i32 when the value fits, else i64) and to tl::Constexpr ones.
+class Arg {
+ public:
+  enum class Kind { pointer, integer, floating };
+  Arg(const Buffer& b) : kind_(Kind::pointer), pointer_{b.address(), b.dtype()} {}  // NOLINT
+  Arg(Pointer p) : kind_(Kind::pointer), pointer_(p) {}                             // NOLINT
+  template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  Arg(I v) : kind_(Kind::integer), int_(static_cast<std::int64_t>(v)) {}  // NOLINT
+  template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
+  Arg(F v) : kind_(Kind::floating), float_(static_cast<double>(v)) {}  // NOLINT
+
+  Kind kind() const { return kind_; }
+  const Pointer& pointer() const { return pointer_; }
+  std::int64_t int_value() const { return int_; }
+  double float_value() const { return float_; }
+
+ private:
+  Kind kind_;
+  Pointer pointer_{};
+  std::int64_t int_ = 0;
+  double float_ = 0.0;
+};
+
+/// How a kernel is compiled.
+struct CompileOptions {
+  int num_warps = 4;   ///< 1, 2, 4, 8 or 16 (32 threads each)
+  int num_stages = 1;  ///< default pipelining depth recorded in the key
+  /// Target such as "sm_90"; empty: TILEJIT_ARCH, else the device's, else sm_90.
+  std::string arch;
+};
+
+/// How a kernel is launched: its compile options plus the stream.
+struct LaunchOptions {
+  int num_warps = 4;
+  int num_stages = 1;
+  std::string arch;
+  StreamHandle stream = nullptr;
+};
+
+/// What the compiler knows about a compiled kernel, available without a GPU.
+struct KernelMetadata {
+  std::string kernel_name;  ///< the DSL function's name
+  std::string entry_name;   ///< symbol in the module
+  std::string key;          ///< the specialization, as the cache sees it
+  std::string arch;
+  int num_warps = 4;
+  int num_stages = 1;
+  int dynamic_shared_bytes = 0;  ///< scratch for reductions / layout conversions
+  int registers = 0;             ///< from ptxas
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  int stack_frame_bytes = 0;
+  double trace_ms = 0, codegen_ms = 0, compile_ms = 0;
+};
+
+/// What the driver reports once the kernel is loaded on the device.
+struct DeviceResources {
+  int n_regs = 0;
+  int local_bytes = 0;  ///< per thread: spills and stack
+  int static_shared_bytes = 0;
+  int max_threads_per_block = 0;
+  int max_active_blocks_per_sm = 0;  ///< at this kernel's block size and shared memory
+};
+
+/// One specialization, compiled. Holds every stage of the pipeline.
+class CompiledKernel {
+ public:
+  struct Impl;
+  explicit CompiledKernel(std::unique_ptr<Impl> impl);
+  ~CompiledKernel();
+  CompiledKernel(const CompiledKernel&) = delete;
+  CompiledKernel& operator=(const CompiledKernel&) = delete;
+
+  const KernelMetadata& metadata() const;
+  /// A stage by its name: "ir" (as traced), "ir.lowered" (after passes), "cuda", "ptx",
+  /// "cubin" (binary). Throws tilejit::Error for an unknown or unavailable stage.
+  const std::string& stage(std::string_view name) const;
+  std::vector<std::string> stage_names() const;
+
+  /// Loads the module on first use and reports the driver's view. Needs a GPU.
+  DeviceResources resources() const;
+  /// Launches with the same argument list the kernel was compiled for (constexpr values and
+  /// dtypes must match this specialization).
+  void launch(Grid grid, std::span<const Arg> args, StreamHandle stream = nullptr,
+              std::source_location loc = std::source_location::current()) const;
+  void launch(Grid grid, std::initializer_list<Arg> args, StreamHandle stream = nullptr,
+              std::source_location loc = std::source_location::current()) const {
+    launch(grid, std::span<const Arg>(args.begin(), args.size()), stream, loc);
+  }
+
+  Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Grid size of a persistent launch over `work_items` (rows): as many programs as can be
+/// resident at once — SMs × min(registers per SM / registers per program, shared memory per SM
+/// / shared memory per program) — but no more than `work_items`. Needs a GPU.
+std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items);
+
+namespace detail {
+
+enum class ParamKind { pointer, integer, floating, constexpr_int };
+
+template <class P>
+constexpr ParamKind param_kind() {
+  using T = std::remove_cvref_t<P>;
+  if constexpr (std::is_same_v<T, tl::Ptr>) return ParamKind::pointer;
+  else if constexpr (std::is_same_v<T, tl::Int>) return ParamKind::integer;
+  else if constexpr (std::is_same_v<T, tl::Float>) return ParamKind::floating;
+  else if constexpr (std::is_same_v<T, tl::Constexpr>) return ParamKind::constexpr_int;
+  else static_assert(sizeof(T) == 0, "kernel parameters must be tl::Ptr, tl::Int, tl::Float or tl::Constexpr");
+}
+
+}  // namespace detail
+
+namespace tl::detail {
+Tensor param_tensor(int index);
+std::int64_t param_constexpr(int index);
+}  // namespace tl::detail
+
+/// A DSL function and its cache of compiled specializations. Not copyable; thread-safe.
+class KernelBase {
+ public:
+  struct Impl;
+  ~KernelBase();
+  KernelBase(const KernelBase&) = delete;
+  KernelBase& operator=(const KernelBase&) = delete;
+
+  const std::string& name() const;
+
+  /// Compiles (or finds in the cache) the specialization these arguments select.
+  const CompiledKernel& compile(std::span<const Arg> args, const CompileOptions& options = {},
+                                std::source_location loc = std::source_location::current()) const;
+  const CompiledKernel& compile(std::initializer_list<Arg> args, const CompileOptions& options = {},
+                                std::source_location loc = std::source_location::current()) const {
+    return compile(std::span<const Arg>(args.begin(), args.size()), options, loc);
+  }
+  /// compile() then launch on `grid`.
+  void launch(Grid grid, std::span<const Arg> args, const LaunchOptions& options = {},
+              std::source_location loc = std::source_location::current()) const;
+  void launch(Grid grid, std::initializer_list<Arg> args, const LaunchOptions& options = {},
+              std::source_location loc = std::source_location::current()) const {
+    launch(grid, std::span<const Arg>(args.begin(), args.size()), options, loc);
+  }
+
+  /// Specializations in this kernel's memory cache, and how many compiles it took to fill it.
+  std::size_t cache_size() const;
+  std::size_t compile_count() const;
+
+ protected:
+  KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,
+             const void* identity, std::function<void()> invoke);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A kernel made from a DSL function. `param_names` (optional) name the parameters in
+/// error messages and IR.
+template <class... Params>
+class Kernel : public KernelBase {
+ public:
+  using Function = void (*)(Params...);
+  Kernel(std::string name, Function fn, std::vector<std::string> param_names = {})
+      : KernelBase(std::move(name), {detail::param_kind<Params>()...}, std::move(param_names),
+                   reinterpret_cast<const void*>(fn),
+                   [fn] { call(fn, std::index_sequence_for<Params...>{}); }) {}
+
+ private:
+  template <std::size_t... I>
+  static void call(Function fn, std::index_sequence<I...>) {
+    fn(make<Params>(static_cast<int>(I))...);
+  }
+  template <class P>
+  static std::remove_cvref_t<P> make(int index) {
+    using T = std::remove_cvref_t<P>;
+    if constexpr (std::is_same_v<T, tl::Constexpr>) return tl::Constexpr{tl::detail::param_constexpr(index)};
+    else return T(tl::detail::param_tensor(index));
+  }
+};
+
+}  // namespace tilejit

@@ -1,0 +1,32 @@
+// GPU timing for benchmarks and tools: CUDA events around each run, the median reported.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "tilejit/device.h"
+
+namespace tilejit {
+
+struct TimingOptions {
+  int warmup = 5;    ///< untimed runs first (module load, clocks)
+  int reps = 50;     ///< timed runs
+  bool flush_l2 = true;  ///< overwrite a 256 MiB buffer before each run so inputs come from DRAM
+  StreamHandle stream = nullptr;
+};
+
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  std::vector<double> samples_ms;
+};
+
+/// Times `run` (which enqueues GPU work on options.stream) with events around each
+/// repetition. Needs a GPU.
+Timing time_gpu(const std::function<void()>& run, const TimingOptions& options = {});
+
+/// Enqueues a device-to-device copy of `bytes` bytes (the bandwidth ceiling benchmarks quote).
+void copy_device_to_device(std::uint64_t dst, std::uint64_t src, std::size_t bytes, StreamHandle stream = nullptr);
+
+}  // namespace tilejit

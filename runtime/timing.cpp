@@ -1,0 +1,79 @@
+#include "tilejit/timing.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+
+#include "runtime/device.h"
+#include "runtime/driver.h"
+#include "tilejit/error.h"
+
+namespace tilejit {
+namespace {
+
+class Event {
+ public:
+  Event() { rt::check(rt::driver().cuEventCreate(&event_, CU_EVENT_DEFAULT), "cuEventCreate"); }
+  ~Event() {
+    if (!rt::driver_shutting_down()) rt::driver().cuEventDestroy(event_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  CUevent get() const { return event_; }
+
+ private:
+  CUevent event_ = nullptr;
+};
+
+}  // namespace
+
+Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) {
+  if (options.reps < 1 || options.warmup < 0) throw Error("time_gpu: reps must be >= 1 and warmup >= 0");
+  rt::make_context_current();
+  const auto& d = rt::driver();
+  auto stream = reinterpret_cast<CUstream>(options.stream);
+  static Buffer flush_buffer;  // allocated once, kept for the process
+  if (options.flush_l2 && flush_buffer.count() == 0) flush_buffer = Buffer(DType::i32, 64u << 20);
+  auto flush = [&] {
+    if (options.flush_l2)
+      rt::check(d.cuMemsetD8Async(static_cast<CUdeviceptr>(flush_buffer.address()), 0, flush_buffer.bytes(), stream),
+                "cuMemsetD8Async");
+  };
+  for (int i = 0; i < options.warmup; ++i) {
+    flush();
+    run();
+  }
+  std::vector<Event> starts(static_cast<std::size_t>(options.reps)), ends(static_cast<std::size_t>(options.reps));
+  for (int i = 0; i < options.reps; ++i) {
+    flush();
+    rt::check(d.cuEventRecord(starts[static_cast<std::size_t>(i)].get(), stream), "cuEventRecord");
+    run();
+    rt::check(d.cuEventRecord(ends[static_cast<std::size_t>(i)].get(), stream), "cuEventRecord");
+  }
+  rt::check(d.cuEventSynchronize(ends.back().get()), "cuEventSynchronize");
+  Timing t;
+  for (int i = 0; i < options.reps; ++i) {
+    float ms = 0;
+    rt::check(d.cuEventElapsedTime(&ms, starts[static_cast<std::size_t>(i)].get(), ends[static_cast<std::size_t>(i)].get()),
+              "cuEventElapsedTime");
+    t.samples_ms.push_back(ms);
+  }
+  std::vector<double> sorted = t.samples_ms;
+  std::sort(sorted.begin(), sorted.end());
+  if (!sorted.empty()) {
+    t.min_ms = sorted.front();
+    t.max_ms = sorted.back();
+    std::size_t n = sorted.size();
+    t.median_ms = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  }
+  return t;
+}
+
+void copy_device_to_device(std::uint64_t dst, std::uint64_t src, std::size_t bytes, StreamHandle stream) {
+  rt::make_context_current();
+  rt::check(rt::driver().cuMemcpyDtoDAsync(static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src), bytes,
+                                           reinterpret_cast<CUstream>(stream)),
+            "cuMemcpyDtoDAsync");
+}
+
+}  // namespace tilejit

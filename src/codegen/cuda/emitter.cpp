@@ -1,0 +1,337 @@
+#include "codegen/cuda/emitter.h"
+
+#include <fmt/format.h>
+
+#include "codegen/cuda/cuda_types.h"
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::cuda {
+namespace {
+
+void index_definitions(const ir::Region& r, std::unordered_map<ir::ValueId, const ir::Op*>& def) {
+  for (const ir::Op& op : r.ops) {
+    for (ir::ValueId v : op.results) def[v] = &op;
+    for (const auto& nested : op.regions) index_definitions(nested, def);
+  }
+}
+
+}  // namespace
+
+Emitter::Emitter(const ir::Function& f, const CudaCodegenOptions& options)
+    : f_(f), options_(options), plan_(assign_layouts(f, options.num_warps)) {
+  index_definitions(f.body, def_);
+}
+
+// ---------------------------------------------------------------- output helpers
+
+void Emitter::line(const std::string& text) {
+  if (!pending_loc_.empty() && pending_loc_ != last_loc_) {
+    out_ += pending_loc_ + "\n";
+    last_loc_ = pending_loc_;
+  }
+  out_ += std::string(static_cast<std::size_t>(2 * indent_), ' ');
+  out_ += text;
+  out_ += '\n';
+}
+
+void Emitter::open(const std::string& text) {
+  line(text + " {");
+  ++indent_;
+  scopes_.emplace_back();
+}
+
+void Emitter::close(const std::string& tail) {
+  scopes_.pop_back();
+  --indent_;
+  line(tail);
+}
+
+void Emitter::per_register(int n, const std::string& body) {
+  line("#pragma unroll");
+  line(fmt::format("for (int r = 0; r < {}; ++r) {}", n, body));
+}
+
+void Emitter::at_source(const ir::Op& op) {
+  if (!options_.line_directives || op.loc.line == 0) return;
+  // Written before the op's first line of code (free values may emit none here).
+  pending_loc_ = fmt::format("#line {} \"{}\"", op.loc.line, op.loc.file);
+}
+
+std::string Emitter::fresh(const std::string& base) { return fmt::format("{}_{}", base, counter_++); }
+
+void Emitter::need_shared(int bytes) { shared_bytes_ = std::max(shared_bytes_, bytes); }
+
+// ---------------------------------------------------------------- values
+
+std::string Emitter::storage_type(ir::ValueId v) const {
+  const ir::Type& t = type(v);
+  return t.is_ptr ? c_type(t.elem) + "*" : c_type(t.elem);
+}
+
+std::string Emitter::scalar(ir::ValueId v) const {
+  auto it = alias_.find(v);
+  return it != alias_.end() ? it->second : fmt::format("v{}", v);
+}
+
+Layout Emitter::natural_layout(ir::ValueId v) const {
+  auto it = plan_.fixed.find(v);
+  return it != plan_.fixed.end() ? it->second : plan_.default_layout(type(v).shape);
+}
+
+void Emitter::remember(ir::ValueId v, const Layout& l, const std::string& name) {
+  scopes_.back()[{v, to_string(l)}] = name;
+}
+
+const std::string* Emitter::recall(ir::ValueId v, const Layout& l) const {
+  auto key = std::make_pair(v, to_string(l));
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto found = it->find(key);
+    if (found != it->end()) return &found->second;
+  }
+  return nullptr;
+}
+
+std::string Emitter::block(ir::ValueId v, const Layout& l) {
+  if (type(v).is_scalar()) throw InternalError("codegen: block() on a scalar");
+  if (const std::string* known = recall(v, l)) return *known;
+  if (plan_.is_free(v)) {
+    std::string name = fresh(fmt::format("v{}", v));
+    block_op(*def_.at(v), l, name);
+    remember(v, l, name);
+    return name;
+  }
+  auto fixed = plan_.fixed.find(v);
+  if (fixed == plan_.fixed.end()) throw InternalError(fmt::format("codegen: %{} has no layout", v));
+  const std::string* have = recall(v, fixed->second);
+  if (!have) throw InternalError(fmt::format("codegen: %{} used before it was emitted", v));
+  std::string name = convert_layout(v, fixed->second, l);
+  remember(v, l, name);
+  return name;
+}
+
+std::string Emitter::coord(const Layout& l, int dim, const std::string& reg) const {
+  return fmt::format("({} + {} + {})", coord_expr(l.reg, dim, reg), coord_expr(l.lane, dim, "tj_lane"),
+                     coord_expr(l.warp, dim, "tj_warp"));
+}
+
+std::string Emitter::linear_index(const Layout& l, const std::string& reg) const {
+  if (l.rank() == 1) return coord(l, 0, reg);
+  return fmt::format("({} * {} + {})", coord(l, 0, reg), l.shape[1], coord(l, 1, reg));
+}
+
+// Layout changes go through shared memory: every thread writes what it holds (replicas
+// write equal values), then reads what the new layout gives it.
+std::string Emitter::convert_layout(ir::ValueId v, const Layout& from, const Layout& to) {
+  std::string src = *recall(v, from);
+  std::string t = storage_type(v);
+  std::string name = fresh(fmt::format("v{}_cvt", v));
+  need_shared(static_cast<int>(type(v).numel() * (type(v).is_ptr ? 8 : static_cast<int>(dtype_size(type(v).elem)))));
+  line(fmt::format("{} {}[{}];  // %{} in another layout, through shared memory", t, name, to.num_regs(), v));
+  open("");
+  line(fmt::format("{}* tj_x = reinterpret_cast<{}*>(tj_smem);", t, t));
+  per_register(from.num_regs(), fmt::format("tj_x[{}] = {}[r];", linear_index(from, "r"), src));
+  line("__syncthreads();");
+  per_register(to.num_regs(), fmt::format("{}[r] = tj_x[{}];", name, linear_index(to, "r")));
+  line("__syncthreads();");
+  close();
+  return name;
+}
+
+// ---------------------------------------------------------------- kernel
+
+CudaKernelSource Emitter::run() {
+  std::vector<std::string> params;
+  for (const auto& p : f_.params) params.push_back(fmt::format("{} v{}", storage_type(p.value), p.value));
+  int threads = 32 * options_.num_warps;
+  std::string body;
+  scopes_.emplace_back();
+  indent_ = 1;
+  line("const int tj_lane = threadIdx.x & 31;");
+  line("const int tj_warp = threadIdx.x >> 5;");
+  line("extern __shared__ __align__(16) unsigned char tj_smem[];");
+  line("(void)tj_lane; (void)tj_warp; (void)tj_smem;");
+  region(f_.body);
+  body.swap(out_);
+  out_ = prelude();
+  out_ += fmt::format("\n// kernel {}: {} warps\n", f_.name, options_.num_warps);
+  out_ += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", threads, options_.entry_name,
+                      fmt::join(params, ", "));
+  out_ += body;
+  out_ += "}\n";
+  return CudaKernelSource{out_, options_.entry_name, options_.num_warps, shared_bytes_};
+}
+
+void Emitter::region(const ir::Region& r) {
+  for (const ir::Op& o : r.ops) op(o);
+}
+
+void Emitter::op(const ir::Op& op) {
+  if (op.kind == ir::OpKind::yield) return;  // handled by loop_op
+  at_source(op);
+  switch (op.kind) {
+    case ir::OpKind::for_range: return loop_op(op);
+    case ir::OpKind::store: return store_op(op);
+    case ir::OpKind::reduce: return reduce_op(op);
+    default: break;
+  }
+  ir::ValueId res = op.results.at(0);
+  if (type(res).is_scalar()) return scalar_op(op);
+  if (plan_.is_free(res)) return;  // computed where used
+  const Layout& l = plan_.fixed.at(res);
+  std::string name = fmt::format("v{}", res);
+  block_op(op, l, name);
+  remember(res, l, name);
+}
+
+void Emitter::scalar_op(const ir::Op& op) {
+  ir::ValueId res = op.results[0];
+  std::string t = storage_type(res);
+  std::string name = scalar(res);
+  const auto& a = op.attrs;
+  static const char* axes[] = {"x", "y", "z"};
+  switch (op.kind) {
+    case ir::OpKind::constant:
+      line(fmt::format("{} const {} = {};", t, name,
+                       is_float(a.dtype) ? float_literal(a.dtype, a.float_value) : int_literal(a.dtype, a.int_value)));
+      return;
+    case ir::OpKind::program_id:
+      line(fmt::format("const int {} = (int)blockIdx.{};", name, axes[a.int_value]));
+      return;
+    case ir::OpKind::num_programs:
+      line(fmt::format("const int {} = (int)gridDim.{};", name, axes[a.int_value]));
+      return;
+    case ir::OpKind::load:
+      if (a.has_mask)
+        line(fmt::format("{} const {} = {} ? *{} : {};", t, name, scalar(op.operands[1]), scalar(op.operands[0]),
+                         a.has_other ? scalar(op.operands[2]) : fmt::format("({})0", t)));
+      else
+        line(fmt::format("{} const {} = *{};", t, name, scalar(op.operands[0])));
+      return;
+    default: break;
+  }
+  std::vector<std::string> args;
+  for (ir::ValueId v : op.operands) args.push_back(scalar(v));
+  line(fmt::format("{} const {} = {};", t, name, elementwise(op, args)));
+}
+
+void Emitter::block_op(const ir::Op& op, const Layout& l, const std::string& name) {
+  ir::ValueId res = op.results.at(0);
+  int n = l.num_regs();
+  std::string decl = fmt::format("{} {}[{}];", storage_type(res), name, n);
+  switch (op.kind) {
+    case ir::OpKind::arange:
+      line(decl);
+      per_register(n, fmt::format("{}[r] = {} + {};", name, op.attrs.start, coord(l, 0, "r")));
+      return;
+    case ir::OpKind::splat:
+      line(decl);
+      per_register(n, fmt::format("{}[r] = {};", name, scalar(op.operands[0])));
+      return;
+    case ir::OpKind::expand_dims: {
+      ir::ValueId src = op.operands[0];
+      std::string from = type(src).is_scalar() ? scalar(src) : block(src, squeeze_layout(l, op.attrs.axis)) + "[r]";
+      line(decl);
+      per_register(n, fmt::format("{}[r] = {};", name, from));
+      return;
+    }
+    case ir::OpKind::broadcast: {
+      std::string from = block(op.operands[0], broadcast_source_layout(l, type(op.operands[0]).shape));
+      line(decl);
+      per_register(n, fmt::format("{}[r] = {}[r];", name, from));
+      return;
+    }
+    case ir::OpKind::load: return load_op(op, l, name);
+    default: break;
+  }
+  std::vector<std::string> args;
+  for (ir::ValueId v : op.operands)
+    args.push_back(type(v).is_scalar() ? scalar(v) : block(v, l) + "[r]");
+  line(decl);
+  per_register(n, fmt::format("{}[r] = {};", name, elementwise(op, args)));
+}
+
+std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string>& args) const {
+  ir::ValueId res = op.results.at(0);
+  DType t = type(res).elem;
+  DType in = op.operands.empty() ? t : type(op.operands[0]).elem;
+  auto c = [&](std::size_t i) { return to_compute(in, args.at(i)); };
+  auto wrap = [&](const std::string& e) { return from_compute(t, e); };
+  bool f64 = in == DType::f64;
+  auto math = [&](const char* f32name, const char* f64name) {
+    return wrap(fmt::format("{}({})", f64 ? f64name : f32name, c(0)));
+  };
+  switch (op.kind) {
+    case ir::OpKind::add: return wrap(fmt::format("({} + {})", c(0), c(1)));
+    case ir::OpKind::sub: return wrap(fmt::format("({} - {})", c(0), c(1)));
+    case ir::OpKind::mul: return wrap(fmt::format("({} * {})", c(0), c(1)));
+    case ir::OpKind::div: return wrap(fmt::format("({} / {})", c(0), c(1)));
+    case ir::OpKind::rem:
+      if (is_float(in)) return wrap(fmt::format("{}({}, {})", f64 ? "fmod" : "fmodf", c(0), c(1)));
+      return fmt::format("({} % {})", c(0), c(1));
+    case ir::OpKind::maximum: return wrap(fmt::format("tj_max({}, {})", c(0), c(1)));
+    case ir::OpKind::minimum: return wrap(fmt::format("tj_min({}, {})", c(0), c(1)));
+    case ir::OpKind::bit_and: return fmt::format("({} & {})", c(0), c(1));
+    case ir::OpKind::bit_or: return fmt::format("({} | {})", c(0), c(1));
+    case ir::OpKind::bit_xor: return fmt::format("({} ^ {})", c(0), c(1));
+    case ir::OpKind::cmp_lt: return fmt::format("({} < {})", c(0), c(1));
+    case ir::OpKind::cmp_le: return fmt::format("({} <= {})", c(0), c(1));
+    case ir::OpKind::cmp_gt: return fmt::format("({} > {})", c(0), c(1));
+    case ir::OpKind::cmp_ge: return fmt::format("({} >= {})", c(0), c(1));
+    case ir::OpKind::cmp_eq: return fmt::format("({} == {})", c(0), c(1));
+    case ir::OpKind::cmp_ne: return fmt::format("({} != {})", c(0), c(1));
+    case ir::OpKind::neg: return wrap(fmt::format("(-{})", c(0)));
+    case ir::OpKind::bit_not: return in == DType::i1 ? fmt::format("(!{})", c(0)) : fmt::format("(~{})", c(0));
+    case ir::OpKind::exp: return math("expf", "exp");
+    case ir::OpKind::exp2: return math("exp2f", "exp2");
+    case ir::OpKind::log: return math("logf", "log");
+    case ir::OpKind::log2: return math("log2f", "log2");
+    case ir::OpKind::sqrt: return math("sqrtf", "sqrt");
+    case ir::OpKind::rsqrt: return math("rsqrtf", "rsqrt");
+    case ir::OpKind::abs:
+      if (is_float(in)) return math("fabsf", "fabs");
+      return fmt::format("({0} < 0 ? -{0} : {0})", c(0));
+    case ir::OpKind::cast: return convert(in, t, args.at(0));
+    case ir::OpKind::select: return fmt::format("({} ? {} : {})", args.at(0), args.at(1), args.at(2));
+    case ir::OpKind::addptr: return fmt::format("({} + {})", args.at(0), args.at(1));
+    default: throw InternalError(fmt::format("codegen: '{}' is not elementwise", ir::op_name(op.kind)));
+  }
+}
+
+void Emitter::load_op(const ir::Op& op, const Layout& l, const std::string& name) {
+  ir::ValueId res = op.results[0];
+  std::string ptr = block(op.operands[0], l);
+  int n = l.num_regs();
+  std::string body;
+  if (op.attrs.has_mask) {
+    std::string mask = block(op.operands[1], l);
+    std::string other =
+        op.attrs.has_other ? block(op.operands[2], l) + "[r]" : fmt::format("({})0", storage_type(res));
+    body = fmt::format("{}[r] = {}[r] ? *{}[r] : {};", name, mask, ptr, other);
+  } else {
+    body = fmt::format("{}[r] = *{}[r];", name, ptr);
+  }
+  line(fmt::format("{} {}[{}];", storage_type(res), name, n));
+  per_register(n, body);
+}
+
+// Replicated threads and registers hold copies of the same element; only the first copy
+// stores it.
+void Emitter::store_op(const ir::Op& op) {
+  ir::ValueId ptr = op.operands[0], value = op.operands[1];
+  if (type(ptr).is_scalar()) {
+    std::string cond = op.attrs.has_mask ? fmt::format(" && {}", scalar(op.operands[2])) : "";
+    line(fmt::format("if (threadIdx.x == 0{}) *{} = {};", cond, scalar(ptr), scalar(value)));
+    return;
+  }
+  Layout l = plan_.is_free(value) ? plan_.default_layout(type(value).shape) : plan_.fixed.at(value);
+  std::string v = block(value, l), p = block(ptr, l);
+  std::vector<std::string> conds;
+  if (auto m = replica_mask(l.reg)) conds.push_back(fmt::format("(r & {}) == 0", m));
+  if (auto m = replica_mask(l.lane)) conds.push_back(fmt::format("(tj_lane & {}) == 0", m));
+  if (auto m = replica_mask(l.warp)) conds.push_back(fmt::format("(tj_warp & {}) == 0", m));
+  if (op.attrs.has_mask) conds.push_back(block(op.operands[2], l) + "[r]");
+  std::string guard = conds.empty() ? "" : fmt::format("if ({}) ", fmt::join(conds, " && "));
+  per_register(l.num_regs(), fmt::format("{{ {}*{}[r] = {}[r]; }}", guard, p, v));
+}
+
+}  // namespace tilejit::codegen::cuda

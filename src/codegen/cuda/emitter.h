@@ -1,0 +1,75 @@
+// The CUDA C emitter's state and its helpers. Each block value lives in a register array
+// `T name[R]` indexed only inside fully unrolled loops, so every index is a compile-time
+// constant and nothing goes to local memory. Scalars are plain variables.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/cuda/codegen.h"
+#include "codegen/cuda/layout_assignment.h"
+
+namespace tilejit::codegen::cuda {
+
+class Emitter {
+ public:
+  Emitter(const ir::Function& f, const CudaCodegenOptions& options);
+  CudaKernelSource run();
+
+ private:
+  // ---- output ----
+  void line(const std::string& text);
+  void open(const std::string& text);  // "text {" and indent
+  void close(const std::string& tail = "}");
+  /// `#pragma unroll for (int r = 0; r < n; ++r) <body>`.
+  void per_register(int n, const std::string& body);
+  void at_source(const ir::Op& op);
+  std::string fresh(const std::string& base);
+
+  // ---- values ----
+  const ir::Type& type(ir::ValueId v) const { return f_.type(v); }
+  std::string storage_type(ir::ValueId v) const;
+  std::string scalar(ir::ValueId v) const;
+  /// Name of an array holding block value `v` in layout `l`, emitting a rematerialization
+  /// or a shared-memory conversion when needed.
+  std::string block(ir::ValueId v, const Layout& l);
+  /// Layout a fixed value has, or the default one for free values.
+  Layout natural_layout(ir::ValueId v) const;
+  void remember(ir::ValueId v, const Layout& l, const std::string& name);
+  const std::string* recall(ir::ValueId v, const Layout& l) const;
+  std::string coord(const Layout& l, int dim, const std::string& reg) const;
+  std::string linear_index(const Layout& l, const std::string& reg) const;
+
+  // ---- ops ----
+  void region(const ir::Region& r);
+  void op(const ir::Op& op);
+  void scalar_op(const ir::Op& op);
+  /// Emits op's block result in layout `l` into a new array `name`.
+  void block_op(const ir::Op& op, const Layout& l, const std::string& name);
+  /// C expression of an elementwise op given its operands' element expressions.
+  std::string elementwise(const ir::Op& op, const std::vector<std::string>& args) const;
+  void load_op(const ir::Op& op, const Layout& l, const std::string& name);
+  void store_op(const ir::Op& op);
+  void reduce_op(const ir::Op& op);
+  void loop_op(const ir::Op& op);
+  std::string convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
+  void need_shared(int bytes);
+
+  const ir::Function& f_;
+  CudaCodegenOptions options_;
+  LayoutPlan plan_;
+  std::unordered_map<ir::ValueId, const ir::Op*> def_;
+  std::unordered_map<ir::ValueId, std::string> alias_;  // loop results name their carried variable
+  // Arrays already holding a value in a layout, per open scope (inner scopes see outer ones).
+  std::vector<std::map<std::pair<ir::ValueId, std::string>, std::string>> scopes_;
+  std::string out_;
+  int indent_ = 0;
+  int counter_ = 0;
+  int shared_bytes_ = 0;
+  std::string last_loc_;
+  std::string pending_loc_;
+};
+
+}  // namespace tilejit::codegen::cuda

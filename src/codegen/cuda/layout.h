@@ -1,0 +1,59 @@
+// Distributed layouts: how the elements of a block value are spread over a program's
+// registers, lanes and warps.
+//
+// A layout lists, for every bit of the register index, of the lane id and of the warp id,
+// the element coordinate that bit contributes (one power of two in one dimension, or zero).
+// The element held by (register r, lane l, warp w) is the sum of the bases of the set bits.
+// A zero basis means replication: the bit selects a copy of the same element. This one
+// representation covers blocked layouts, the slices reductions produce and the views
+// broadcasting needs, so relating two layouts is a comparison of bases.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/type.h"
+
+namespace tilejit::codegen::cuda {
+
+using Coord = std::array<std::int64_t, 2>;
+
+struct Layout {
+  ir::Shape shape;
+  std::vector<Coord> reg;   // one per register-index bit
+  std::vector<Coord> lane;  // 5 entries
+  std::vector<Coord> warp;  // log2(num_warps) entries
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  int num_regs() const { return 1 << reg.size(); }
+  bool operator==(const Layout&) const = default;
+};
+
+/// The default layout of a shape: `vec` contiguous elements of the fastest dimension per
+/// register group, then lanes, then warps, then more registers (Triton's blocked layout).
+Layout blocked_layout(const ir::Shape& shape, int num_warps, int vec);
+/// The layout of a reduction's result: dimension `axis` removed; bases along it become
+/// replication.
+Layout slice_layout(const Layout& parent, int axis);
+/// A unit dimension inserted at `axis` (expand_dims).
+Layout expand_layout(const Layout& l, int axis);
+/// `axis`, a unit dimension, removed (the inverse of expand_layout).
+Layout squeeze_layout(const Layout& l, int axis);
+/// The layout a broadcast source of shape `source` must have so that broadcasting it to
+/// `target`'s shape is a register copy: `target` with the broadcast dimensions zeroed.
+Layout broadcast_source_layout(const Layout& target, const ir::Shape& source);
+
+/// Bit masks of the register / lane / warp bits whose basis is zero (replicas).
+std::uint32_t replica_mask(const std::vector<Coord>& bases);
+/// Bit mask of the bits whose basis lies along `axis`.
+std::uint32_t axis_mask(const std::vector<Coord>& bases, int axis);
+
+/// C expression for coordinate `dim` contributed by the bits of `var` under `bases`.
+std::string coord_expr(const std::vector<Coord>& bases, int dim, const std::string& var);
+
+/// Compact description for comments: "regs[(0,1),(0,2)] lanes[...] warps[...]".
+std::string to_string(const Layout& l);
+
+}  // namespace tilejit::codegen::cuda

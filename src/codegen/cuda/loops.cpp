@@ -1,0 +1,59 @@
+// for_range: carried values live in variables declared before the loop; the body's yield
+// assigns them through temporaries (a yield may permute them).
+#include <fmt/format.h>
+
+#include "codegen/cuda/emitter.h"
+
+namespace tilejit::codegen::cuda {
+
+void Emitter::loop_op(const ir::Op& op) {
+  const ir::Region& body = op.regions[0];
+  std::size_t carried = op.results.size();
+  std::vector<Layout> layouts(carried);
+  for (std::size_t i = 0; i < carried; ++i) {
+    ir::ValueId arg = body.args[i + 1], init = op.operands[ir::kForFixedOperands + i];
+    std::string name = fmt::format("v{}", arg);
+    if (type(arg).is_scalar()) {
+      line(fmt::format("{} {} = {};", storage_type(arg), name, scalar(init)));
+    } else {
+      layouts[i] = plan_.fixed.at(arg);
+      std::string from = block(init, layouts[i]);
+      line(fmt::format("{} {}[{}];", storage_type(arg), name, layouts[i].num_regs()));
+      per_register(layouts[i].num_regs(), fmt::format("{}[r] = {}[r];", name, from));
+    }
+    alias_[op.results[i]] = name;
+  }
+  ir::ValueId iv = body.args[0];
+  std::string ivn = scalar(iv);
+  if (op.attrs.num_stages > 1) line(fmt::format("// num_stages={} (pipelining hint)", op.attrs.num_stages));
+  open(fmt::format("for ({} {} = {}; {} < {}; {} += {})", storage_type(iv), ivn, scalar(op.operands[0]), ivn,
+                   scalar(op.operands[1]), ivn, scalar(op.operands[2])));
+  for (std::size_t i = 0; i < carried; ++i)
+    if (!type(body.args[i + 1]).is_scalar()) remember(body.args[i + 1], layouts[i], fmt::format("v{}", body.args[i + 1]));
+  region(body);
+  const ir::Op& yield = body.ops.back();
+  at_source(yield);
+  // Read every yielded value before assigning any carried variable.
+  std::vector<std::string> temps(carried);
+  for (std::size_t i = 0; i < carried; ++i) {
+    ir::ValueId arg = body.args[i + 1], y = yield.operands[i];
+    temps[i] = fresh(fmt::format("v{}_next", arg));
+    if (type(arg).is_scalar()) {
+      line(fmt::format("{} const {} = {};", storage_type(arg), temps[i], scalar(y)));
+    } else {
+      std::string from = block(y, layouts[i]);
+      line(fmt::format("{} {}[{}];", storage_type(arg), temps[i], layouts[i].num_regs()));
+      per_register(layouts[i].num_regs(), fmt::format("{}[r] = {}[r];", temps[i], from));
+    }
+  }
+  for (std::size_t i = 0; i < carried; ++i) {
+    ir::ValueId arg = body.args[i + 1];
+    if (type(arg).is_scalar()) line(fmt::format("v{} = {};", arg, temps[i]));
+    else per_register(layouts[i].num_regs(), fmt::format("v{}[r] = {}[r];", arg, temps[i]));
+  }
+  close();
+  for (std::size_t i = 0; i < carried; ++i)
+    if (!type(op.results[i]).is_scalar()) remember(op.results[i], layouts[i], fmt::format("v{}", body.args[i + 1]));
+}
+
+}  // namespace tilejit::codegen::cuda

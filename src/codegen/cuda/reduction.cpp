@@ -1,0 +1,96 @@
+// Reductions along one axis: within each thread's registers, then across lanes with warp
+// shuffles, then across warps through shared memory (one round trip) when the axis spans
+// warps. The result keeps the parent's layout minus the axis, so broadcasting it back is free.
+#include <fmt/format.h>
+
+#include "codegen/cuda/cuda_types.h"
+#include "codegen/cuda/emitter.h"
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::cuda {
+namespace {
+
+std::string combine(ir::ReduceKind k, const std::string& a, const std::string& b) {
+  switch (k) {
+    case ir::ReduceKind::sum: return fmt::format("{} + {}", a, b);
+    case ir::ReduceKind::max: return fmt::format("tj_max({}, {})", a, b);
+    case ir::ReduceKind::min: return fmt::format("tj_min({}, {})", a, b);
+  }
+  return "";
+}
+
+int bytes_of(const std::string& compute) {
+  if (compute == "double" || compute == "long long") return 8;
+  return 4;
+}
+
+}  // namespace
+
+void Emitter::reduce_op(const ir::Op& op) {
+  ir::ValueId src = op.operands[0], res = op.results[0];
+  DType t = type(src).elem;
+  int axis = op.attrs.axis;
+  ir::ReduceKind kind = op.attrs.reduce;
+  Layout parent = natural_layout(src);
+  std::string in = block(src, parent);
+  std::string acc_t = compute_type(t);
+  int n = parent.num_regs();
+  std::uint32_t reg_axis = axis_mask(parent.reg, axis);
+  std::uint32_t lane_axis = axis_mask(parent.lane, axis);
+  std::uint32_t warp_axis = axis_mask(parent.warp, axis);
+  std::string acc = fresh(fmt::format("v{}_acc", res));
+  // Registers whose index has no bits along the axis own one partial result each.
+  std::string owner = fmt::format("if ((r & {}) == 0)", reg_axis);
+
+  line(fmt::format("{} {}[{}];", acc_t, acc, n));
+  line("#pragma unroll");
+  open(fmt::format("for (int r = 0; r < {}; ++r) {}", n, owner));
+  line(fmt::format("{}[r] = {};", acc, to_compute(t, in + "[r]")));
+  line("#pragma unroll");
+  line(fmt::format("for (int k = 1; k < {}; ++k) if ((k & ~{}) == 0) {}[r] = {};", n, reg_axis, acc,
+                   combine(kind, acc + "[r]", to_compute(t, in + "[r | k]"))));
+  close();
+  for (int bit = 0; bit < 5; ++bit)
+    if (lane_axis & (1u << bit))
+      per_register(n, fmt::format("{} {}[r] = {};", owner, acc,
+                                  combine(kind, acc + "[r]",
+                                          fmt::format("__shfl_xor_sync(0xffffffffu, {}[r], {})", acc, 1 << bit))));
+  if (warp_axis) {
+    Layout result = slice_layout(parent, axis);
+    int slots = 1 << __builtin_popcount(warp_axis);
+    std::int64_t n_out = type(res).numel();
+    need_shared(static_cast<int>(slots * n_out * bytes_of(acc_t)));
+    // The warp's slot: its warp-id bits along the axis, packed.
+    std::vector<std::string> slot_terms;
+    int packed = 0;
+    for (std::size_t bit = 0; bit < parent.warp.size(); ++bit)
+      if (warp_axis & (1u << bit)) slot_terms.push_back(fmt::format("(((tj_warp >> {}) & 1) << {})", bit, packed++));
+    std::string index = result.rank() == 0 ? "0" : linear_index(result, "r");
+    open("");
+    line(fmt::format("{}* tj_red = reinterpret_cast<{}*>(tj_smem);", acc_t, acc_t));
+    line(fmt::format("const int tj_slot = {};", fmt::join(slot_terms, " | ")));
+    per_register(n, fmt::format("{} tj_red[tj_slot * {} + {}] = {}[r];", owner, n_out, index, acc));
+    line("__syncthreads();");
+    line("#pragma unroll");
+    open(fmt::format("for (int r = 0; r < {}; ++r) {}", n, owner));
+    line(fmt::format("{}[r] = tj_red[{}];", acc, index));
+    line("#pragma unroll");
+    line(fmt::format("for (int s = 1; s < {}; ++s) {}[r] = {};", slots, acc,
+                     combine(kind, acc + "[r]", fmt::format("tj_red[s * {} + {}]", n_out, index))));
+    close();
+    line("__syncthreads();");
+    close();
+  }
+  std::string out_t = storage_type(res);
+  if (type(res).is_scalar()) {
+    line(fmt::format("{} const {} = {};", out_t, scalar(res), from_compute(t, acc + "[0]")));
+    return;
+  }
+  const Layout& l = plan_.fixed.at(res);
+  std::string name = fmt::format("v{}", res);
+  line(fmt::format("{} {}[{}];", out_t, name, n));
+  per_register(n, fmt::format("{}[r] = {};", name, from_compute(t, fmt::format("{}[r & ~{}]", acc, reg_axis))));
+  remember(res, l, name);
+}
+
+}  // namespace tilejit::codegen::cuda

@@ -1,0 +1,29 @@
+// The compile pipeline for one specialization: trace, passes, CUDA C, NVRTC.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "jit/compiled_kernel_impl.h"
+
+namespace tilejit::jit {
+
+struct CompileRequest {
+  const KernelSignature* signature;
+  std::vector<BoundParam> params;
+  const std::function<void()>* invoke;  // calls the user's function with traced parameters
+  std::string key;
+  int num_warps = 4;
+  int num_stages = 1;
+  std::string arch;
+};
+
+std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& request);
+
+/// Writes the stages named in TILEJIT_DUMP (comma list, or "all") to TILEJIT_DUMP_DIR
+/// (default: ./tilejit-dump) as <entry>.<stage>; returns the paths written.
+std::vector<std::string> dump_stages_from_env(const CompiledKernel::Impl& k);
+/// Writes one stage to `dir`/<entry>.<stage> and returns the path.
+std::string dump_stage(const CompiledKernel::Impl& k, const std::string& stage, const std::string& dir);
+
+}  // namespace tilejit::jit

@@ -1,0 +1,95 @@
+#include <fmt/format.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <unordered_map>
+
+#include "jit/compiler.h"
+#include "runtime/device.h"
+#include "tilejit/error.h"
+#include "tilejit/kernel.h"
+
+namespace tilejit {
+
+struct KernelBase::Impl {
+  jit::KernelSignature signature;
+  const void* identity;
+  std::function<void()> invoke;
+
+  std::mutex mutex;
+  std::condition_variable compiled;  // wakes threads waiting for a key another thread compiles
+  std::unordered_map<std::string, std::unique_ptr<CompiledKernel>> cache;
+  std::unordered_map<std::string, bool> in_flight;
+  std::size_t compiles = 0;
+};
+
+KernelBase::KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,
+                       const void* identity, std::function<void()> invoke)
+    : impl_(std::make_unique<Impl>()) {
+  if (!names.empty() && names.size() != kinds.size())
+    throw Error(fmt::format("kernel '{}': {} parameter names given for {} parameters", name, names.size(),
+                            kinds.size()));
+  if (names.empty())
+    for (std::size_t i = 0; i < kinds.size(); ++i) names.push_back(fmt::format("arg{}", i));
+  impl_->signature = {std::move(name), std::move(kinds), std::move(names)};
+  impl_->identity = identity;
+  impl_->invoke = std::move(invoke);
+}
+
+KernelBase::~KernelBase() = default;
+
+const std::string& KernelBase::name() const { return impl_->signature.kernel_name; }
+
+const CompiledKernel& KernelBase::compile(std::span<const Arg> args, const CompileOptions& options,
+                                          std::source_location loc) const {
+  Impl& k = *impl_;
+  auto params = jit::bind_arguments(k.signature, args, loc);
+  std::string arch = options.arch.empty() ? rt::target_arch() : options.arch;
+  std::string key =
+      jit::specialization_key(k.signature, k.identity, params, options.num_warps, options.num_stages, arch);
+
+  std::unique_lock lock(k.mutex);
+  for (;;) {
+    if (auto it = k.cache.find(key); it != k.cache.end()) return *it->second;
+    if (!k.in_flight.count(key)) break;
+    k.compiled.wait(lock);  // another thread compiles this key; use its result
+  }
+  k.in_flight[key] = true;
+  lock.unlock();
+
+  std::unique_ptr<CompiledKernel::Impl> built;
+  try {
+    jit::CompileRequest req{&k.signature, params, &k.invoke, key, options.num_warps, options.num_stages, arch};
+    built = jit::compile_specialization(req);
+  } catch (...) {
+    lock.lock();
+    k.in_flight.erase(key);
+    k.compiled.notify_all();
+    throw;
+  }
+  lock.lock();
+  k.in_flight.erase(key);
+  ++k.compiles;
+  auto& slot = k.cache[key];
+  slot = std::make_unique<CompiledKernel>(std::move(built));
+  k.compiled.notify_all();
+  return *slot;
+}
+
+void KernelBase::launch(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
+                        std::source_location loc) const {
+  const CompiledKernel& c = compile(args, {options.num_warps, options.num_stages, options.arch}, loc);
+  c.launch(grid, args, options.stream, loc);
+}
+
+std::size_t KernelBase::cache_size() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->cache.size();
+}
+
+std::size_t KernelBase::compile_count() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->compiles;
+}
+
+}  // namespace tilejit
