@@ -111,13 +111,8 @@ int LoadedKernel::max_active_blocks_per_sm(int threads_per_block, int dynamic_sm
 
 void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, StreamHandle stream,
                           void** params) const {
-  constexpr unsigned kMaxGridX = std::numeric_limits<int>::max();  // 2^31 - 1
-  constexpr unsigned kMaxGridYZ = 65535;
-  if (grid.x < 1 || grid.y < 1 || grid.z < 1 || grid.x > kMaxGridX || grid.y > kMaxGridYZ || grid.z > kMaxGridYZ)
-    throw Error(
-        fmt::format("cannot launch kernel {} with grid ({}, {}, {}): each dimension must be at least 1, "
-                    "x at most 2^31-1, y and z at most 65535",
-                    entry_name_, grid.x, grid.y, grid.z));
+  // Grid limits are the driver's to check: its error (a CudaError naming cuLaunchKernel and
+  // the grid) is what a bad launch reports.
   if (threads < 1 || threads > 1024)
     throw Error(
         fmt::format("cannot launch kernel {} with {} threads per block: must be 1..1024", entry_name_, threads));

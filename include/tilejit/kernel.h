@@ -120,6 +120,11 @@ class CompiledKernel {
   /// "cubin" (binary). Throws tilejit::Error for an unknown or unavailable stage.
   const std::string& stage(std::string_view name) const;
   std::vector<std::string> stage_names() const;
+  /// Writes a stage to `dir`/<entry_name>.<stage> (directories created) and returns the
+  /// file's absolute path.
+  std::string write_stage(std::string_view name, const std::string& dir = dump_directory()) const;
+  /// TILEJIT_DUMP_DIR, else ./tilejit-dump.
+  static std::string dump_directory();
 
   /// Loads the module on first use and reports the driver's view. Needs a GPU.
   DeviceResources resources() const;

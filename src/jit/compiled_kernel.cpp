@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "jit/compiled_kernel_impl.h"
+#include "jit/compiler.h"
 #include "runtime/device.h"
 #include "tilejit/error.h"
 
@@ -27,6 +28,13 @@ std::vector<std::string> CompiledKernel::stage_names() const {
   for (const auto& [name, text] : impl_->stages) names.push_back(name);
   return names;
 }
+
+std::string CompiledKernel::write_stage(std::string_view name, const std::string& dir) const {
+  stage(name);  // names the available stages when `name` is not one
+  return jit::dump_stage(*impl_, std::string(name), dir);
+}
+
+std::string CompiledKernel::dump_directory() { return jit::dump_directory(); }
 
 const rt::LoadedKernel& CompiledKernel::Impl::module() const {
   std::call_once(load_once, [this] {

@@ -99,18 +99,22 @@ std::string dump_stage(const CompiledKernel::Impl& k, const std::string& stage, 
   auto it = k.stages.find(stage);
   if (it == k.stages.end()) throw Error(fmt::format("stage '{}' is not available for {}", stage, k.metadata.entry_name));
   std::filesystem::create_directories(dir);
-  std::string path = (std::filesystem::path(dir) / (k.metadata.entry_name + "." + stage)).string();
+  std::string path = std::filesystem::absolute(std::filesystem::path(dir) / (k.metadata.entry_name + "." + stage)).string();
   std::ofstream f(path, std::ios::binary);
-  f << it->second;
+  f.write(it->second.data(), static_cast<std::streamsize>(it->second.size()));
   if (!f) throw Error(fmt::format("could not write {}", path));
   return path;
+}
+
+std::string dump_directory() {
+  const char* env = std::getenv("TILEJIT_DUMP_DIR");
+  return env && *env ? env : "tilejit-dump";
 }
 
 std::vector<std::string> dump_stages_from_env(const CompiledKernel::Impl& k) {
   const char* list = std::getenv("TILEJIT_DUMP");
   if (!list || !*list) return {};
-  const char* dir_env = std::getenv("TILEJIT_DUMP_DIR");
-  std::string dir = dir_env && *dir_env ? dir_env : "tilejit-dump";
+  std::string dir = dump_directory();
   std::vector<std::string> paths;
   std::string names = list;
   std::size_t pos = 0;

@@ -23,7 +23,9 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
 /// Writes the stages named in TILEJIT_DUMP (comma list, or "all") to TILEJIT_DUMP_DIR
 /// (default: ./tilejit-dump) as <entry>.<stage>; returns the paths written.
 std::vector<std::string> dump_stages_from_env(const CompiledKernel::Impl& k);
-/// Writes one stage to `dir`/<entry>.<stage> and returns the path.
+/// TILEJIT_DUMP_DIR, else ./tilejit-dump.
+std::string dump_directory();
+/// Writes one stage to `dir`/<entry>.<stage> and returns its absolute path.
 std::string dump_stage(const CompiledKernel::Impl& k, const std::string& stage, const std::string& dir);
 
 }  // namespace tilejit::jit

@@ -1,0 +1,188 @@
+// for_range and loop-carried values: what becomes an iter_arg, what stays a plain use, and
+// how values flow through nested loops and out of them.
+#include <doctest/doctest.h>
+
+#include <optional>
+
+#include "dsl_test_util.h"
+#include "ir/verifier.h"
+#include "passes/passes.h"
+#include "tilejit/error.h"
+
+using namespace dsltest;
+using ir::OpKind;
+namespace passes = tilejit::passes;
+
+namespace {
+
+const std::vector<TraceParam> kParams = {ptr_param("x", DType::f32), ptr_param("out", DType::f32), int_param("n")};
+
+const ir::Op& only_loop(const ir::Function& f) {
+  auto loops = ops_of(f, OpKind::for_range);
+  REQUIRE(loops.size() == 1);
+  return *loops[0];
+}
+
+}  // namespace
+
+TEST_CASE("a Tensor reassigned inside the loop is carried; one only read is not") {
+  auto f = trace(kParams, [] {
+    auto x = ptr_arg(0), out = ptr_arg(1);
+    auto n = int_arg(2);
+    auto offs = tl::arange(0, 16);
+    tl::Tensor acc = tl::zeros({16}, DType::f32);
+    tl::Tensor scale = tl::full({16}, 2.0, DType::f32);  // read only
+    tl::Tensor count = tl::zeros({}, DType::i32);          // a carried scalar
+    tl::for_range(0, n, [&](tl::Int i) {
+      acc = acc + tl::load(x + i * 16 + offs) * scale;
+      count = count + 1;
+    });
+    tl::store(out + offs, acc);
+    tl::store(out, count.to(DType::f32));
+  });
+  passes::canonicalize(f, /*verify_each=*/true);
+  ir::verify(f);
+
+  const ir::Op& loop = only_loop(f);
+  REQUIRE(loop.results.size() == 2);
+  const ir::Region& body = loop.regions[0];
+  REQUIRE(body.args.size() == 3);  // induction variable, acc, count
+  CHECK(type_of(f, body.args[0]) == "i32");
+  CHECK(type_of(f, body.args[1]) == "f32[16]");
+  CHECK(type_of(f, body.args[2]) == "i32");
+  CHECK(type_of(f, loop.results[0]) == "f32[16]");
+  CHECK(type_of(f, loop.results[1]) == "i32");
+  // Inits are the values from before the loop.
+  const ir::Op* acc_init = def_of(f, loop.operands[ir::kForFixedOperands]);
+  REQUIRE(acc_init);
+  CHECK(acc_init->kind == OpKind::splat);
+  // The yield hands back the new accumulator (an add of the carried value).
+  const ir::Op& yield = body.ops.back();
+  REQUIRE(yield.kind == OpKind::yield);
+  REQUIRE(yield.operands.size() == 2);
+  const ir::Op* next = def_of(f, yield.operands[0]);
+  REQUIRE(next);
+  CHECK(next->kind == OpKind::add);
+  CHECK(next->operands[0] == body.args[1]);
+  // After the loop the Tensor names the loop's result.
+  auto stores = ops_of(f, OpKind::store);
+  REQUIRE(stores.size() == 2);
+  CHECK(stores[0]->operands[1] == loop.results[0]);
+  // `scale` is used inside the body directly, as a value defined outside it.
+  auto muls = ops_of(f, OpKind::mul);
+  bool used_directly = false;
+  for (const ir::Op* m : muls)
+    if (type_of(f, m->results[0]) == "f32[16]") {
+      const ir::Op* d = def_of(f, m->operands[1]);
+      used_directly = d && d->kind == OpKind::splat && d != acc_init;
+    }
+  CHECK(used_directly);
+}
+
+TEST_CASE("the loop's bounds and step become operands; num_stages is kept") {
+  auto f = trace(kParams, [] {
+    tl::Tensor acc = tl::zeros({16}, DType::f32);
+    tl::for_range(tl::program_id(0), int_arg(2), tl::num_programs(0), {.num_stages = 3},
+                  [&](tl::Int i) { acc = acc + tl::load(ptr_arg(0) + i + tl::arange(0, 16)); });
+    tl::store(ptr_arg(1) + tl::arange(0, 16), acc);
+  });
+  const ir::Op& loop = only_loop(f);
+  CHECK(loop.attrs.num_stages == 3);
+  const ir::Op* start = def_of(f, loop.operands[0]);
+  const ir::Op* step = def_of(f, loop.operands[2]);
+  REQUIRE(start);
+  REQUIRE(step);
+  CHECK(start->kind == OpKind::program_id);
+  CHECK(loop.operands[1] == f.params[2].value);
+  CHECK(step->kind == OpKind::num_programs);
+}
+
+TEST_CASE("an i64 bound makes the induction variable i64") {
+  auto f = trace({ptr_param("x", DType::f32), int_param("n", DType::i64)}, [] {
+    tl::for_range(0, int_arg(1), [&](tl::Int i) {
+      CHECK(i.dtype() == DType::i64);
+      tl::store(ptr_arg(0) + i, 1.0);
+    });
+  });
+  const ir::Op& loop = only_loop(f);
+  CHECK(type_of(f, loop.regions[0].args[0]) == "i64");
+  CHECK(type_of(f, loop.operands[0]) == "i64");
+}
+
+TEST_CASE("nested loops carry a value through both levels") {
+  auto f = trace(kParams, [] {
+    auto x = ptr_arg(0), out = ptr_arg(1);
+    auto n = int_arg(2);
+    auto offs = tl::arange(0, 16);
+    tl::Tensor acc = tl::zeros({16}, DType::f32);
+    tl::for_range(0, n, [&](tl::Int i) {
+      tl::for_range(0, n, [&](tl::Int j) { acc = acc + tl::load(x + (i * n + j) * 16 + offs); });
+    });
+    tl::store(out + offs, acc);
+  });
+  passes::canonicalize(f, true);
+  auto loops = ops_of(f, OpKind::for_range);
+  REQUIRE(loops.size() == 2);
+  const ir::Op& outer = *loops[0];
+  const ir::Op& inner = *loops[1];
+  REQUIRE(outer.results.size() == 1);
+  REQUIRE(inner.results.size() == 1);
+  // inner's init is outer's carried argument; outer yields inner's result.
+  CHECK(inner.operands[ir::kForFixedOperands] == outer.regions[0].args[1]);
+  CHECK(outer.regions[0].ops.back().operands.at(0) == inner.results[0]);
+  CHECK(inner.regions[0].ops.back().operands.at(0) != inner.regions[0].args[1]);
+  auto stores = ops_of(f, OpKind::store);
+  REQUIRE(stores.size() == 1);
+  CHECK(stores[0]->operands[1] == outer.results[0]);
+}
+
+TEST_CASE("read-only outer values are not carried after canonicalize, even in nested loops") {
+  auto f = trace(kParams, [] {
+    auto x = ptr_arg(0), out = ptr_arg(1);
+    auto n = int_arg(2);
+    auto offs = tl::arange(0, 16);
+    tl::for_range(0, n, [&](tl::Int i) {
+      tl::for_range(0, n, [&](tl::Int j) { tl::store(out + (i * n + j) * 16 + offs, tl::load(x + offs)); });
+    });
+  });
+  passes::canonicalize(f, true);
+  for (const ir::Op* loop : ops_of(f, OpKind::for_range)) {
+    CHECK(loop->results.empty());
+    CHECK(loop->regions[0].args.size() == 1);
+    CHECK(loop->regions[0].ops.back().operands.empty());
+  }
+}
+
+TEST_CASE("a value computed in the body cannot be used after the loop") {
+  CHECK_THROWS_AS(trace(kParams,
+                        [] {
+                          std::optional<tl::Tensor> leaked;
+                          tl::for_range(0, int_arg(2), [&](tl::Int i) { leaked.emplace(i * 2); });
+                          tl::store(ptr_arg(1), *leaked);
+                        }),
+                  tilejit::UserError);
+}
+
+TEST_CASE("a value reassigned to itself only is dropped from the loop") {
+  auto f = trace(kParams, [] {
+    tl::Tensor v = tl::zeros({16}, DType::f32);
+    tl::for_range(0, int_arg(2), [&](tl::Int) {
+      tl::Tensor same = v;
+      v = same;
+      tl::store(ptr_arg(1) + tl::arange(0, 16), v);
+    });
+  });
+  passes::canonicalize(f, true);
+  CHECK(only_loop(f).results.empty());
+}
+
+TEST_CASE("a loop whose results are unused and that stores nothing is removed") {
+  auto f = trace(kParams, [] {
+    tl::Tensor acc = tl::zeros({16}, DType::f32);
+    tl::for_range(0, int_arg(2), [&](tl::Int) { acc = acc + 1.0; });
+  });
+  REQUIRE(ops_of(f, OpKind::for_range).size() == 1);
+  passes::canonicalize(f, true);
+  CHECK(ops_of(f, OpKind::for_range).empty());
+  CHECK(f.body.ops.empty());
+}

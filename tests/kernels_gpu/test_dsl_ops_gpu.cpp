@@ -1,0 +1,224 @@
+// Every DSL op on 1-D and 2-D blocks, run on the GPU and compared with float64 math done
+// here on the host.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "tilejit/tilejit.h"
+
+using namespace tilejit;
+namespace tl = tilejit::tl;
+
+namespace {
+
+enum Unary { kExp, kExp2, kLog, kLog2, kSqrt, kRsqrt, kAbs, kNeg, kNumUnary };
+enum Binary { kAdd, kSub, kMul, kDiv, kMax, kMin, kWhereLess, kNumBinary };
+
+// y[i] = op(x[i]) over a 2-D block [R, C] (R == 1 exercises the 1-D-like path via a row).
+void unary_kernel(tl::Ptr y, tl::Ptr x, tl::Int n, tl::Constexpr OP, tl::Constexpr R, tl::Constexpr C) {
+  auto rows = tl::program_id(0) * R + tl::arange(0, R);
+  auto offs = rows(tl::all, tl::newaxis) * C + tl::arange(0, C)(tl::newaxis, tl::all);
+  auto mask = offs < n;
+  auto v = tl::load(x + offs, mask, 1.0);
+  tl::Tensor r = v;
+  switch (OP.value) {
+    case kExp: r = tl::exp(v); break;
+    case kExp2: r = tl::exp2(v); break;
+    case kLog: r = tl::log(v); break;
+    case kLog2: r = tl::log2(v); break;
+    case kSqrt: r = tl::sqrt(v); break;
+    case kRsqrt: r = tl::rsqrt(v); break;
+    case kAbs: r = tl::abs(v); break;
+    case kNeg: r = -v; break;
+  }
+  tl::store(y + offs, r, mask);
+}
+
+void binary_kernel(tl::Ptr z, tl::Ptr x, tl::Ptr y, tl::Int n, tl::Constexpr OP, tl::Constexpr BLOCK) {
+  auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
+  auto mask = offs < n;
+  auto a = tl::load(x + offs, mask, 0.0);
+  auto b = tl::load(y + offs, mask, 1.0);
+  tl::Tensor r = a;
+  switch (OP.value) {
+    case kAdd: r = a + b; break;
+    case kSub: r = a - b; break;
+    case kMul: r = a * b; break;
+    case kDiv: r = a / b; break;
+    case kMax: r = tl::maximum(a, b); break;
+    case kMin: r = tl::minimum(a, b); break;
+    case kWhereLess: r = tl::where(a < b, a * 2.0f, b - 1); break;
+  }
+  tl::store(z + offs, r, mask);
+}
+
+// Reductions of an [R, C] tile along AXIS, written as R or C results.
+void reduce_kernel(tl::Ptr out, tl::Ptr x, tl::Int rows, tl::Int cols, tl::Constexpr KIND, tl::Constexpr AXIS,
+                   tl::Constexpr R, tl::Constexpr C) {
+  auto r = tl::arange(0, R);
+  auto c = tl::arange(0, C);
+  auto mask = (r(tl::all, tl::newaxis) < rows) & (c(tl::newaxis, tl::all) < cols);
+  double neutral = KIND == 0 ? 0.0 : KIND == 1 ? -tl::inf : tl::inf;
+  auto v = tl::load(x + r(tl::all, tl::newaxis) * cols + c(tl::newaxis, tl::all), mask, neutral);
+  auto red = KIND == 0 ? tl::sum(v, static_cast<int>(AXIS)) : KIND == 1 ? tl::max(v, static_cast<int>(AXIS))
+                                                                         : tl::min(v, static_cast<int>(AXIS));
+  if (AXIS == 1) tl::store(out + r, red, r < rows);
+  else tl::store(out + c, red, c < cols);
+}
+
+// Casts through f16, bf16, i32 and i64 and back to f32.
+void cast_kernel(tl::Ptr out, tl::Ptr x, tl::Int n, tl::Constexpr TO, tl::Constexpr BLOCK) {
+  auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
+  auto mask = offs < n;
+  auto v = tl::load(x + offs, mask);
+  tl::store(out + offs, v.to(static_cast<DType>(TO.value)).to(DType::f32), mask);
+}
+
+// A loop-carried block: sums chunks of a row; the carried accumulator is a 1-D block.
+void chunk_sum_kernel(tl::Ptr out, tl::Ptr x, tl::Int n, tl::Constexpr BLOCK) {
+  auto offs = tl::arange(0, BLOCK);
+  tl::Tensor acc = tl::zeros({BLOCK}, DType::f32);
+  tl::Tensor count = tl::zeros({BLOCK}, DType::i32);
+  tl::for_range(0, n, BLOCK, [&](tl::Int start) {
+    auto idx = start + offs;
+    acc = acc + tl::load(x + idx, idx < n, 0.0);
+    count = count + tl::where(idx < n, 1, 0);
+  });
+  tl::store(out, tl::sum(acc, 0));
+  tl::store(out + 1, tl::sum(count, 0).to(DType::f32));
+}
+
+std::vector<float> random_floats(std::size_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+double rel_diff(double got, double want) {
+  if (std::isnan(want)) return std::isnan(got) ? 0 : INFINITY;
+  double scale = std::max(1e-30, std::fabs(want));
+  return std::fabs(got - want) / scale;
+}
+
+}  // namespace
+
+TEST_CASE("unary math ops on 2-D blocks") {
+  static const Kernel k("unary", unary_kernel, {"y", "x", "n", "OP", "R", "C"});
+  const std::int64_t n = 3000;
+  auto x = random_floats(n, 0.01f, 20.f, 3);
+  Buffer bx(DType::f32, n), by(DType::f32, n);
+  bx.upload(x);
+  std::function<double(double)> ref[] = {[](double v) { return std::exp(v); },  [](double v) { return std::exp2(v); },
+                                         [](double v) { return std::log(v); },  [](double v) { return std::log2(v); },
+                                         [](double v) { return std::sqrt(v); }, [](double v) { return 1 / std::sqrt(v); },
+                                         [](double v) { return std::fabs(v); }, [](double v) { return -v; }};
+  for (int op = 0; op < kNumUnary; ++op)
+    for (auto [R, C] : {std::pair<int, int>{1, 1024}, {8, 128}, {32, 32}}) {
+      CAPTURE(op);
+      CAPTURE(R);
+      by.fill_bytes(0xff);
+      k.launch({static_cast<std::uint64_t>(cdiv(n, R * C))}, {by, bx, n, op, R, C});
+      auto y = by.download<float>();
+      double worst = 0;
+      for (std::int64_t i = 0; i < n; ++i) worst = std::max(worst, rel_diff(y[i], ref[op](x[i])));
+      CHECK(worst <= 2e-6);
+    }
+}
+
+TEST_CASE("binary ops and where on 1-D blocks, f32 and f16") {
+  static const Kernel k("binary", binary_kernel, {"z", "x", "y", "n", "OP", "BLOCK"});
+  const std::int64_t n = 5000;
+  auto xs = random_floats(n, -4.f, 4.f, 5), ys = random_floats(n, 0.5f, 4.f, 6);
+  std::function<double(double, double)> ref[] = {
+      [](double a, double b) { return a + b; }, [](double a, double b) { return a - b; },
+      [](double a, double b) { return a * b; }, [](double a, double b) { return a / b; },
+      [](double a, double b) { return std::max(a, b); }, [](double a, double b) { return std::min(a, b); },
+      [](double a, double b) { return a < b ? a * 2 : b - 1; }};
+  Buffer bx(DType::f32, n), by(DType::f32, n), bz(DType::f32, n);
+  bx.upload(xs);
+  by.upload(ys);
+  for (int op = 0; op < kNumBinary; ++op) {
+    CAPTURE(op);
+    bz.fill_bytes(0xff);
+    k.launch({static_cast<std::uint64_t>(cdiv(n, 512))}, {bz, bx, by, n, op, 512});
+    auto z = bz.download<float>();
+    double worst = 0;
+    for (std::int64_t i = 0; i < n; ++i) worst = std::max(worst, rel_diff(z[i], ref[op](xs[i], ys[i])));
+    CHECK(worst <= 1e-6);
+  }
+}
+
+TEST_CASE("reductions along each axis of 2-D blocks") {
+  static const Kernel k("reduce", reduce_kernel, {"out", "x", "rows", "cols", "KIND", "AXIS", "R", "C"});
+  for (auto [rows, cols, R, C] : {std::tuple<int, int, int, int>{30, 100, 32, 128}, {64, 8, 64, 8}, {1, 1, 2, 2},
+                                  {200, 3, 256, 4}, {5, 1000, 8, 1024}})
+    for (int kind = 0; kind < 3; ++kind)
+      for (int axis = 0; axis < 2; ++axis) {
+        CAPTURE(rows);
+        CAPTURE(cols);
+        CAPTURE(kind);
+        CAPTURE(axis);
+        auto x = random_floats(static_cast<std::size_t>(rows * cols), -5.f, 5.f, rows + cols);
+        Buffer bx(DType::f32, x.size()), bo(DType::f32, static_cast<std::size_t>(std::max(rows, cols)));
+        bx.upload(x);
+        bo.fill_bytes(0xff);
+        k.launch({1}, {bo, bx, rows, cols, kind, axis, R, C}, {4, 1, "", nullptr});
+        auto out = bo.download<float>();
+        int n_out = axis == 1 ? rows : cols, n_in = axis == 1 ? cols : rows;
+        double worst = 0;
+        for (int o = 0; o < n_out; ++o) {
+          double acc = kind == 0 ? 0 : kind == 1 ? -INFINITY : INFINITY;
+          for (int i = 0; i < n_in; ++i) {
+            double v = axis == 1 ? x[static_cast<std::size_t>(o * cols + i)] : x[static_cast<std::size_t>(i * cols + o)];
+            acc = kind == 0 ? acc + v : kind == 1 ? std::max(acc, v) : std::min(acc, v);
+          }
+          worst = std::max(worst, kind == 0 ? std::fabs(out[o] - acc) / (1 + std::fabs(acc)) : rel_diff(out[o], acc));
+        }
+        CHECK(worst <= 1e-5);
+      }
+}
+
+TEST_CASE("casts round like the target type") {
+  static const Kernel k("cast", cast_kernel, {"out", "x", "n", "TO", "BLOCK"});
+  const std::int64_t n = 4099;
+  auto x = random_floats(n, -3000.f, 3000.f, 11);
+  Buffer bx(DType::f32, n), bo(DType::f32, n);
+  bx.upload(x);
+  for (DType to : {DType::f16, DType::bf16, DType::i32, DType::i64, DType::f64}) {
+    CAPTURE(dtype_name(to));
+    bo.fill_bytes(0xff);
+    k.launch({static_cast<std::uint64_t>(cdiv(n, 256))}, {bo, bx, n, static_cast<int>(to), 256});
+    auto out = bo.download<float>();
+    double worst = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      double want = x[i];
+      double tol = 0;
+      if (to == DType::f16) tol = std::ldexp(1.0, -11);  // half an f16 ulp, relative
+      if (to == DType::bf16) tol = std::ldexp(1.0, -8);
+      if (to == DType::i32 || to == DType::i64) want = std::trunc(want);
+      worst = std::max(worst, rel_diff(out[i], want) - tol);
+    }
+    CHECK(worst <= 1e-7);
+  }
+}
+
+TEST_CASE("loop-carried block values accumulate across iterations") {
+  static const Kernel k("chunk_sum", chunk_sum_kernel, {"out", "x", "n", "BLOCK"});
+  for (std::int64_t n : {0, 1, 255, 256, 100000}) {
+    CAPTURE(n);
+    auto x = random_floats(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)), 0.f, 1.f, 13);
+    Buffer bx(DType::f32, x.size()), bo(DType::f32, 2);
+    bx.upload(x);
+    bo.fill_bytes(0xff);
+    k.launch({1}, {bo, bx, n, 256}, {4, 1, "", nullptr});
+    auto out = bo.download<float>();
+    double want = 0;
+    for (std::int64_t i = 0; i < n; ++i) want += x[static_cast<std::size_t>(i)];
+    CHECK(std::fabs(out[0] - want) <= 1e-5 * (1 + want));
+    CHECK(out[1] == static_cast<float>(n));
+  }
+}
