@@ -17,11 +17,12 @@ Tensor::Tensor(FromTrace, int value)
 Tensor::Tensor(const Tensor& other) : value_(other.value_), birth_depth_(0), trace_id_(other.trace_id_) {
   if (Tracer* tr = Tracer::active(); tr && other.trace_id_ == tr->id()) {
     birth_depth_ = tr->depth();
-    value_ = tr->read(other, std::source_location::current());
+    value_ = tr->peek(other);  // a copy is not a use: misuse is reported where the copy is used
   }
 }
 
-Tensor::Tensor(Tensor&& other) noexcept : Tensor(static_cast<const Tensor&>(other)) {}
+// Moves are copies: both objects must keep naming the value for loop-carried bookkeeping.
+Tensor::Tensor(Tensor&& other) : Tensor(static_cast<const Tensor&>(other)) {}
 
 Tensor& Tensor::operator=(const Tensor& other) {
   if (this == &other) return *this;
@@ -35,16 +36,7 @@ Tensor& Tensor::operator=(const Tensor& other) {
   return *this;
 }
 
-Tensor& Tensor::operator=(Tensor&& other) noexcept {
-  // Tracing errors cannot surface from a noexcept move; the copy path reports them at the
-  // next use, so moves assign like copies.
-  try {
-    return *this = static_cast<const Tensor&>(other);
-  } catch (...) {
-    value_ = other.value_;
-    return *this;
-  }
-}
+Tensor& Tensor::operator=(Tensor&& other) { return *this = static_cast<const Tensor&>(other); }
 
 Tensor::~Tensor() {
   if (Tracer* tr = Tracer::active(); tr && trace_id_ == tr->id()) tr->forget(*this);
@@ -52,19 +44,19 @@ Tensor::~Tensor() {
 
 Shape Tensor::shape() const {
   auto& tr = Tracer::current(std::source_location::current());
-  return tr.type(tr.read(*this, std::source_location::current())).shape;
+  return tr.type(tr.peek(*this)).shape;
 }
 
 int Tensor::rank() const { return static_cast<int>(shape().size()); }
 
 DType Tensor::dtype() const {
   auto& tr = Tracer::current(std::source_location::current());
-  return tr.type(tr.read(*this, std::source_location::current())).elem;
+  return tr.type(tr.peek(*this)).elem;
 }
 
 bool Tensor::is_pointer() const {
   auto& tr = Tracer::current(std::source_location::current());
-  return tr.type(tr.read(*this, std::source_location::current())).is_ptr;
+  return tr.type(tr.peek(*this)).is_ptr;
 }
 
 Tensor Tensor::to(DType t, std::source_location loc) const { return cast(Operand(*this, loc), t); }

@@ -86,6 +86,11 @@ void Tracer::capture(const Tensor& t) {
   }
 }
 
+int Tracer::peek(const Tensor& t) {
+  if (t.trace_id_ == id_ && t.birth_depth_ < depth()) capture(t);
+  return t.value_;
+}
+
 int Tracer::read(const Tensor& t, const std::source_location& loc) {
   if (t.trace_id_ != id_) throw UserError("this Tensor belongs to another kernel trace", loc);
   if (t.birth_depth_ < depth()) capture(t);
@@ -97,8 +102,9 @@ void Tracer::write(Tensor& t, int value) {
   if (t.birth_depth_ < depth()) {
     capture(t);
     if (fn_.type(value) != fn_.type(t.value_)) {
-      // The op that produced `value` was just built: its location is the user's line.
-      ir::SourceLoc where;
+      // The op that produced `value` names the user's line; a plain assignment of another
+      // Tensor has no op, so the loop is named instead.
+      ir::SourceLoc where = frames_.back()->loop;
       for (const auto& op : builder_.insertion_region()->ops)
         for (int r : op.results)
           if (r == value) where = op.loc;
@@ -123,10 +129,7 @@ void Tracer::forget(const Tensor& t) {
       }
 }
 
-void Tracer::copy_into(Tensor& dst, const Tensor& src) {
-  int v = read(src, std::source_location::current());
-  write(dst, v);
-}
+void Tracer::copy_into(Tensor& dst, const Tensor& src) { write(dst, peek(src)); }
 
 Tensor Tracer::param_tensor(int index) { return make(param_values_.at(static_cast<std::size_t>(index))); }
 
@@ -146,6 +149,7 @@ void Tracer::trace_loop(const Operand& start, const Operand& end, const Operand&
   sync_value_frames();
   auto frame = std::make_unique<Frame>();
   frame->serial = next_serial_++;
+  frame->loop = {loc.file_name(), loc.line()};
   int iv = fn_.new_value(fn_.type(bounds[0]));
   frame->body.args.push_back(iv);
   ir::Region* outer = builder_.insertion_region();

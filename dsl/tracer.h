@@ -43,8 +43,11 @@ class Tracer {
   ir::Builder& at(const std::source_location& loc);
   const ir::Type& type(int value) const { return fn_.type(value); }
 
-  /// Reads the value a Tensor object names (making it loop-carried where needed).
+  /// Reads the value a Tensor object names for use by an op at `loc` (making it
+  /// loop-carried where needed; UserError when it escaped an ended loop).
   int read(const Tensor& t, const std::source_location& loc);
+  /// The value a Tensor names, for copies and type queries: no use, so no visibility check.
+  int peek(const Tensor& t);
   /// Rebinds a Tensor object to a new value.
   void write(Tensor& t, int value);
   /// A new Tensor object naming `value`.
@@ -69,6 +72,7 @@ class Tracer {
     int last = -1;  // value at destruction
   };
   struct Frame {
+    ir::SourceLoc loop;  // the for_range call, for errors with no better line
     ir::Region body;
     std::vector<Carried> carried;
     std::uint32_t serial;

@@ -1,9 +1,10 @@
 // vector-add: the smallest end-to-end use of tilejit — compile, launch, check.
+#include "kernels/vector_add.h"
+
 #include <fmt/format.h>
 
 #include <random>
 
-#include "kernels/vector_add.h"
 #include "tilejit/tilejit.h"
 
 using namespace tilejit;
@@ -12,19 +13,28 @@ int main() {
   try {
     const std::int64_t n = (1 << 20) + 3;  // not a multiple of the block: the mask matters
     const std::int64_t block = 1024;
-    std::string why;
-    if (!has_gpu(&why)) {
-      const auto& k = examples::vector_add().compile({Pointer{0x100, DType::f32}, Pointer{0x200, DType::f32},
-                                                      Pointer{0x300, DType::f32}, n, block});
+    std::string why, no_cpu;
+    bool gpu = has_gpu(&why);
+    if (!gpu) {
+      CompileOptions cuda;
+      cuda.backend = Backend::cuda;
+      const auto& k = examples::vector_add().compile(
+          {Pointer{0x100, DType::f32}, Pointer{0x200, DType::f32}, Pointer{0x300, DType::f32}, n, block}, cuda);
       fmt::print("no GPU ({}); compiled vector_add, PTX at {}\n", why, k.write_stage("ptx"));
-      return 0;
+      if (!has_cpu_backend(&no_cpu)) {
+        fmt::print("{}\n", no_cpu);
+        return 0;
+      }
+      fmt::print("running on the CPU backend\n");
     }
+    // Without a GPU the default backend is the CPU, whose kernels read host memory.
+    Memory where = gpu ? Memory::device : Memory::host;
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
     std::vector<float> x(n), y(n);
     for (auto& v : x) v = u(rng);
     for (auto& v : y) v = u(rng);
-    Buffer bx(DType::f32, n), by(DType::f32, n), bout(DType::f32, n);
+    Buffer bx(DType::f32, n, where), by(DType::f32, n, where), bout(DType::f32, n, where);
     bx.upload(x);
     by.upload(y);
     bout.fill_bytes(0xff);

@@ -22,6 +22,8 @@ const char* memory_name(Memory m) { return m == Memory::device ? "device" : "hos
 }  // namespace
 
 Buffer::Buffer(DType dtype, std::size_t count, Memory where) : dtype_(dtype), count_(0), memory_(where) {
+  if (where != Memory::device && where != Memory::host)
+    throw Error("a Buffer lives in Memory::device or Memory::host (Memory::unknown is for raw Pointers)");
   const std::size_t element = dtype_size(dtype);
   if (count > std::numeric_limits<std::size_t>::max() / element)
     throw Error(fmt::format("Buffer of {} {} elements: size overflows", count, dtype_name(dtype)));

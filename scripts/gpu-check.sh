@@ -137,8 +137,9 @@ else
   record ctest "not built" 0
 fi
 
-# 4. Softmax demo across shapes and kernels.
+# 4. Softmax demo across shapes and kernels (the PTX it writes goes to build-gpu/tilejit-dump).
 banner "softmax"
+export TILEJIT_DUMP_DIR=$ROOT/$BUILD/tilejit-dump
 softmax_rows=()
 if ((built)); then
   for cols in "${COLS_LIST[@]}"; do
@@ -148,7 +149,11 @@ if ((built)); then
       tmp=$(mktemp)
       run_step "softmax $kernel ${ROWS}x$cols" 60 "$tmp" "$BUILD/examples/tilejit-softmax" "${args[@]}"
       cat "$tmp" >>"$OUT/softmax.log"
-      softmax_rows+=("$(printf '%-10s %5sx%-6s %s' "$kernel" "$ROWS" "$cols" "$(grep -v '^\s*$' "$tmp" | tail -n 1 | cut -c1-90)")")
+      # The most telling line: the bandwidth, else the check or an error, else the last one.
+      line=$(grep -E 'GB/s' "$tmp" | tail -n 1)
+      [[ -n $line ]] || line=$(grep -E -i 'check vs|error|failed' "$tmp" | tail -n 1)
+      [[ -n $line ]] || line=$(grep -v '^[[:space:]]*$' "$tmp" | tail -n 1)
+      softmax_rows+=("$(printf '%-10s %5sx%-6s %s' "$kernel" "$ROWS" "$cols" "${line:0:110}")")
       rm -f "$tmp"
     done
   done
@@ -169,9 +174,9 @@ fi
 
 # 6. Summary (last in the output on purpose).
 banner "summary"
-printf '%-28s %-16s %7s  %s\n' step status seconds note
+printf '%-30s %-16s %7s  %s\n' step status seconds note
 for i in "${!steps[@]}"; do
-  printf '%-28s %-16s %7s  %s\n' "${steps[$i]}" "${statuses[$i]}" "${times[$i]}" "${notes[$i]}"
+  printf '%-30s %-16s %7s  %s\n' "${steps[$i]}" "${statuses[$i]}" "${times[$i]}" "${notes[$i]}"
 done
 [[ -n $ctest_summary ]] && echo "ctest: $ctest_summary"
 if ((${#softmax_rows[@]})); then

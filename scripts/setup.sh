@@ -58,7 +58,13 @@ done
   die "CUDA toolkit not found: no nvrtc.h under \$CUDA_HOME, \$CUDA_PATH or /usr/local/cuda.
        Install the CUDA toolkit (13.x; NVRTC and headers are enough, no GPU needed) and/or set CUDA_HOME."
 [[ -f $cuda_root/include/cuda.h ]] || die "CUDA toolkit at $cuda_root has no include/cuda.h"
-nvrtc_lib=$(ls "$cuda_root"/lib64/libnvrtc.so* "$cuda_root"/targets/*/lib/libnvrtc.so* 2>/dev/null | head -n 1 || true)
+nvrtc_lib=""
+for f in "$cuda_root"/lib64/libnvrtc.so* "$cuda_root"/targets/*/lib/libnvrtc.so*; do
+  if [[ -e $f ]]; then
+    nvrtc_lib=$f
+    break
+  fi
+done
 [[ -n $nvrtc_lib ]] || die "CUDA toolkit at $cuda_root has no libnvrtc.so (lib64/ or targets/*/lib/)"
 cuda_version=$(sed -n 's/^#define CUDA_VERSION \([0-9]*\).*/\1/p' "$cuda_root/include/cuda.h" | head -n 1)
 if [[ -n $cuda_version ]]; then

@@ -50,8 +50,9 @@ void synchronize();
 
 /// Where a Buffer's bytes live.
 enum class Memory {
-  device,  ///< global memory of the current GPU
-  host,    ///< ordinary, 64-byte aligned host memory (used by the CPU backend and tests)
+  device,   ///< global memory of the current GPU (CUDA launches)
+  host,     ///< ordinary, 64-byte aligned host memory (CPU launches, and tests)
+  unknown,  ///< a raw address made by hand (tilejit::Pointer): not checked at launch; no Buffer has it
 };
 
 /// A typed, owned allocation of `count` elements. Move-only; frees its memory when destroyed.
@@ -63,7 +64,8 @@ class Buffer {
   /// An empty buffer (count 0, device memory), e.g. the state a moved-from buffer is left in.
   Buffer() noexcept = default;
   /// Allocates `count` elements of `dtype` (uninitialized). Device allocation throws CudaError
-  /// when there is no GPU (the message says why) or the device is out of memory.
+  /// when there is no GPU (the message says why) or the device is out of memory;
+  /// Memory::unknown throws tilejit::Error.
   Buffer(DType dtype, std::size_t count, Memory where = Memory::device);
   ~Buffer();
 

@@ -4,8 +4,14 @@
 //   add.launch({tilejit::cdiv(n, 1024)}, {x, y, out, n, 1024}, {.num_warps = 4});
 //
 // The first launch of a specialization (argument dtypes, constexpr values, num_warps,
-// num_stages, arch) traces the function, generates CUDA C, compiles it with NVRTC and caches
-// the result; later launches of the same specialization go straight to the driver.
+// num_stages, arch, backend) traces the function, generates code (CUDA C compiled by NVRTC for
+// the GPU, or LLVM IR compiled by LLVM's ORC JIT for the host CPU) and caches the result; later
+// launches of the same specialization go straight to the device or the CPU thread pool.
+//
+// Backends: Backend::cuda runs on the GPU with device Buffers; Backend::cpu runs every program of
+// the grid on the host's cores (same program_id/num_programs semantics, launches synchronous)
+// with host Buffers. Backend::automatic picks TILEJIT_BACKEND (cuda|cpu) when set, else CUDA
+// when a GPU is present, else the CPU; an explicit CUDA `arch` option implies CUDA.
 #pragma once
 
 #include <cstdint>
@@ -35,19 +41,41 @@ struct Grid {
 constexpr std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// A raw pointer argument (device address, or host address for the CPU backend) with the
-/// element type the kernel should see. Buffers convert to this implicitly.
+/// element type the kernel should see. Buffers convert to this implicitly and record where
+/// their memory is, so a launch on the wrong backend is caught; raw pointers are not checked.
 struct Pointer {
   std::uint64_t address = 0;
   DType dtype = DType::f32;
+  Memory memory = Memory::unknown;
 };
+
+/// Where kernels run.
+enum class Backend {
+  automatic,  ///< TILEJIT_BACKEND (cuda|cpu) when set, else cuda when has_gpu(), else cpu
+  cuda,       ///< NVRTC + the CUDA driver
+  cpu,        ///< LLVM ORC JIT for the host CPU, programs spread over a thread pool
+};
+
+/// "automatic", "cuda" or "cpu".
+const char* backend_name(Backend b);
+/// What Backend::automatic means now (without an explicit arch). Throws tilejit::Error when
+/// TILEJIT_BACKEND has another value than cuda or cpu.
+Backend default_backend();
+/// True when this build has the CPU backend (LLVM). When false and `reason` is non-null,
+/// *reason says why in a sentence. Never throws.
+bool has_cpu_backend(std::string* reason = nullptr);
+/// Threads a CPU launch uses unless LaunchOptions::cpu_threads says otherwise:
+/// TILEJIT_CPU_THREADS when set, else one per hardware core. Throws tilejit::Error without the
+/// CPU backend or for a malformed TILEJIT_CPU_THREADS.
+int default_cpu_threads();
 
 /// One launch argument: a pointer, an integer or a floating-point number. Integers bind to
 /// tl::Int parameters (as i32 when the value fits, else i64) and to tl::Constexpr ones.
 class Arg {
  public:
   enum class Kind { pointer, integer, floating };
-  Arg(const Buffer& b) : kind_(Kind::pointer), pointer_{b.address(), b.dtype()} {}  // NOLINT
-  Arg(Pointer p) : kind_(Kind::pointer), pointer_(p) {}                             // NOLINT
+  Arg(const Buffer& b) : kind_(Kind::pointer), pointer_{b.address(), b.dtype(), b.memory()} {}  // NOLINT
+  Arg(Pointer p) : kind_(Kind::pointer), pointer_(p) {}                                         // NOLINT
   template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
   Arg(I v) : kind_(Kind::integer), int_(static_cast<std::int64_t>(v)) {}  // NOLINT
   template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
@@ -69,28 +97,36 @@ class Arg {
 struct CompileOptions {
   int num_warps = 4;   ///< 1, 2, 4, 8 or 16 (32 threads each)
   int num_stages = 1;  ///< default pipelining depth recorded in the key
-  /// Target such as "sm_90"; empty: TILEJIT_ARCH, else the device's, else sm_90.
+  /// CUDA target such as "sm_90"; empty: TILEJIT_ARCH, else the device's, else sm_90.
+  /// Setting it asks for the CUDA backend when `backend` is automatic.
   std::string arch;
+  Backend backend = Backend::automatic;
 };
 
-/// How a kernel is launched: its compile options plus the stream.
+/// How a kernel is launched: its compile options plus the stream (CUDA) or the number of
+/// threads (CPU).
 struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 1;
   std::string arch;
   StreamHandle stream = nullptr;
+  Backend backend = Backend::automatic;
+  /// CPU backend: at most this many threads (0: TILEJIT_CPU_THREADS when set, else every core).
+  int cpu_threads = 0;
 };
 
 /// What the compiler knows about a compiled kernel, available without a GPU.
 struct KernelMetadata {
-  std::string kernel_name;  ///< the DSL function's name
-  std::string entry_name;   ///< symbol in the module
-  std::string key;          ///< the specialization, as the cache sees it
-  std::string arch;
+  std::string kernel_name;          ///< the DSL function's name
+  std::string entry_name;           ///< symbol in the module
+  std::string key;                  ///< the specialization, as the cache sees it
+  Backend backend = Backend::cuda;  ///< cuda or cpu, never automatic
+  std::string arch;                 ///< CUDA: "sm_90"; CPU: the host target and LLVM version
   int num_warps = 4;
   int num_stages = 1;
-  int dynamic_shared_bytes = 0;  ///< scratch for reductions / layout conversions
-  int registers = 0;             ///< from ptxas
+  int dynamic_shared_bytes = 0;        ///< scratch for reductions / layout conversions
+  std::int64_t cpu_scratch_bytes = 0;  ///< CPU: per-thread scratch for materialized blocks
+  int registers = 0;                   ///< from ptxas
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int stack_frame_bytes = 0;
@@ -116,8 +152,10 @@ class CompiledKernel {
   CompiledKernel& operator=(const CompiledKernel&) = delete;
 
   const KernelMetadata& metadata() const;
-  /// A stage by its name: "ir" (as traced), "ir.lowered" (after passes), "cuda", "ptx",
-  /// "cubin" (binary). Throws tilejit::Error for an unknown or unavailable stage.
+  /// A stage by its name: "ir" (as traced), "ir.lowered" (after passes), then for CUDA
+  /// "cuda", "ptx", "cubin" (binary) and for the CPU "llvm" (LLVM IR after optimization) and
+  /// "asm" (native assembly, generated on first request). Throws tilejit::Error for an unknown
+  /// or unavailable stage.
   const std::string& stage(std::string_view name) const;
   std::vector<std::string> stage_names() const;
   /// Writes a stage to `dir`/<entry_name>.<stage> (directories created) and returns the
@@ -126,15 +164,25 @@ class CompiledKernel {
   /// TILEJIT_DUMP_DIR, else ./tilejit-dump.
   static std::string dump_directory();
 
-  /// Loads the module on first use and reports the driver's view. Needs a GPU.
+  /// Loads the module on first use and reports the driver's view. Needs a GPU and a CUDA kernel.
   DeviceResources resources() const;
   /// Launches with the same argument list the kernel was compiled for (constexpr values and
-  /// dtypes must match this specialization).
+  /// dtypes must match this specialization). CUDA launches are asynchronous on `stream`; CPU
+  /// launches return when every program has run. Buffers in the other backend's memory are a
+  /// UserError.
   void launch(Grid grid, std::span<const Arg> args, StreamHandle stream = nullptr,
               std::source_location loc = std::source_location::current()) const;
   void launch(Grid grid, std::initializer_list<Arg> args, StreamHandle stream = nullptr,
               std::source_location loc = std::source_location::current()) const {
     launch(grid, std::span<const Arg>(args.begin(), args.size()), stream, loc);
+  }
+  /// The same, taking the stream and the CPU thread cap from `options` (its compile options
+  /// are ignored: this kernel is already compiled).
+  void launch(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
+              std::source_location loc = std::source_location::current()) const;
+  void launch(Grid grid, std::initializer_list<Arg> args, const LaunchOptions& options,
+              std::source_location loc = std::source_location::current()) const {
+    launch(grid, std::span<const Arg>(args.begin(), args.size()), options, loc);
   }
 
   Impl& impl() const { return *impl_; }
@@ -145,7 +193,8 @@ class CompiledKernel {
 
 /// Grid size of a persistent launch over `work_items` (rows): as many programs as can be
 /// resident at once — SMs × min(registers per SM / registers per program, shared memory per SM
-/// / shared memory per program) — but no more than `work_items`. Needs a GPU.
+/// / shared memory per program) — but no more than `work_items`. Needs a GPU for CUDA kernels;
+/// for CPU kernels it is a few programs per core (capped by `work_items`).
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items);
 
 namespace detail {
@@ -214,8 +263,7 @@ class Kernel : public KernelBase {
   using Function = void (*)(Params...);
   Kernel(std::string name, Function fn, std::vector<std::string> param_names = {})
       : KernelBase(std::move(name), {detail::param_kind<Params>()...}, std::move(param_names),
-                   reinterpret_cast<const void*>(fn),
-                   [fn] { call(fn, std::index_sequence_for<Params...>{}); }) {}
+                   reinterpret_cast<const void*>(fn), [fn] { call(fn, std::index_sequence_for<Params...>{}); }) {}
 
  private:
   template <std::size_t... I>

@@ -84,9 +84,9 @@ class Tracer;
 class Tensor {
  public:
   Tensor(const Tensor& other);
-  Tensor(Tensor&& other) noexcept;
+  Tensor(Tensor&& other);  // NOLINT: moves copy (see tensor.cpp)
   Tensor& operator=(const Tensor& other);
-  Tensor& operator=(Tensor&& other) noexcept;
+  Tensor& operator=(Tensor&& other);  // NOLINT
   ~Tensor();
 
   Shape shape() const;

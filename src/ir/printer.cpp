@@ -20,6 +20,13 @@ class Printer {
  public:
   Printer(const Function& f, PrintOptions o) : f_(f), opts_(o) {}
 
+  std::unordered_map<ValueId, int> numbers() {
+    run();
+    std::unordered_map<ValueId, int> out;
+    for (const auto& [v, text] : names_) out[v] = std::stoi(text.substr(1));
+    return out;
+  }
+
   std::string run() {
     std::vector<std::string> params;
     for (const auto& p : f_.params) params.push_back(fmt::format("{}: {}", name(p.value), to_string(f_.type(p.value))));
@@ -96,17 +103,18 @@ class Printer {
 
   void loop(const Op& op, int indent) {
     const Region& body = op.regions[0];
+    // Named in reading order: results, induction variable, then each carried value.
+    std::string head = op.results.empty() ? "" : names(op.results) + " = ";
+    std::string iv = name(body.args[0]);
+    head += fmt::format("for_range {} = {} to {} step {}", iv, name(op.operands[0]), name(op.operands[1]),
+                        name(op.operands[2]));
     std::vector<std::string> carried;
     std::vector<std::string> types;
     for (std::size_t i = 1; i < body.args.size(); ++i) {
-      carried.push_back(fmt::format("{} = {}", name(body.args[i]), name(op.operands[kForFixedOperands + i - 1])));
+      std::string arg = name(body.args[i]);
+      carried.push_back(fmt::format("{} = {}", arg, name(op.operands[kForFixedOperands + i - 1])));
       types.push_back(to_string(f_.type(body.args[i])));
     }
-    std::string head;
-    if (!op.results.empty()) head = names(op.results) + " = ";
-    // Operands are named before the induction variable so numbering follows reading order.
-    std::string lo = name(op.operands[0]), hi = name(op.operands[1]), st = name(op.operands[2]);
-    head += fmt::format("for_range {} = {} to {} step {}", name(body.args[0]), lo, hi, st);
     if (!carried.empty())
       head += fmt::format(" iter_args({}) -> ({})", fmt::join(carried, ", "), fmt::join(types, ", "));
     if (op.attrs.num_stages != 1) head += fmt::format(" num_stages={}", op.attrs.num_stages);
@@ -124,5 +132,7 @@ class Printer {
 }  // namespace
 
 std::string print(const Function& f, PrintOptions options) { return Printer(f, options).run(); }
+
+std::unordered_map<ValueId, int> value_numbers(const Function& f) { return Printer(f, {}).numbers(); }
 
 }  // namespace tilejit::ir

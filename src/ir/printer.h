@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 
 #include "ir/ir.h"
 
@@ -13,5 +14,9 @@ struct PrintOptions {
 };
 
 std::string print(const Function& f, PrintOptions options = {});
+
+/// The number each value gets in the printed text (%N), so other stages can use the same
+/// names.
+std::unordered_map<ValueId, int> value_numbers(const Function& f);
 
 }  // namespace tilejit::ir

@@ -5,6 +5,7 @@
 
 #include "jit/compiled_kernel_impl.h"
 #include "jit/compiler.h"
+#include "jit/cpu_backend.h"
 #include "runtime/device.h"
 #include "tilejit/error.h"
 
@@ -16,17 +17,28 @@ CompiledKernel::~CompiledKernel() = default;
 const KernelMetadata& CompiledKernel::metadata() const { return impl_->metadata; }
 
 const std::string& CompiledKernel::stage(std::string_view name) const {
-  auto it = impl_->stages.find(name);
-  if (it == impl_->stages.end())
-    throw Error(fmt::format("kernel {} has no stage '{}' (available: {})", impl_->metadata.entry_name, name,
-                            fmt::join(stage_names(), ", ")));
-  return it->second;
+  const std::string* text = impl_->find_stage(name);
+  if (!text)
+    throw Error(fmt::format("kernel {} ({} backend) has no stage '{}' (available: {})", impl_->metadata.entry_name,
+                            backend_name(impl_->metadata.backend), name, fmt::join(stage_names(), ", ")));
+  return *text;
 }
 
-std::vector<std::string> CompiledKernel::stage_names() const {
+std::vector<std::string> CompiledKernel::stage_names() const { return impl_->stage_names(); }
+
+std::vector<std::string> CompiledKernel::Impl::stage_names() const {
   std::vector<std::string> names;
-  for (const auto& [name, text] : impl_->stages) names.push_back(name);
+  for (const auto& [name, text] : stages) names.push_back(name);
+  if (cpu) names.push_back("asm");
   return names;
+}
+
+const std::string* CompiledKernel::Impl::find_stage(std::string_view name) const {
+  if (auto it = stages.find(name); it != stages.end()) return &it->second;
+  if (name != "asm" || !cpu) return nullptr;
+  std::lock_guard lock(asm_mutex);
+  if (!asm_text) asm_text = std::make_unique<std::string>(jit::cpu_assembly(*this));
+  return asm_text.get();
 }
 
 std::string CompiledKernel::write_stage(std::string_view name, const std::string& dir) const {
@@ -39,14 +51,17 @@ std::string CompiledKernel::dump_directory() { return jit::dump_directory(); }
 const rt::LoadedKernel& CompiledKernel::Impl::module() const {
   std::call_once(load_once, [this] {
     if (cubin.empty())
-      throw Error(fmt::format("kernel {} was compiled for {} without a cubin; it cannot be loaded",
-                              metadata.entry_name, metadata.arch));
+      throw Error(fmt::format("kernel {} was compiled for {} without a cubin; it cannot be loaded", metadata.entry_name,
+                              metadata.arch));
     loaded = rt::LoadedKernel::load(cubin, metadata.entry_name);
   });
   return *loaded;
 }
 
 DeviceResources CompiledKernel::resources() const {
+  if (impl_->metadata.backend != Backend::cuda)
+    throw Error(fmt::format("kernel {} runs on the CPU: device resources exist only for CUDA kernels",
+                            impl_->metadata.entry_name));
   const auto& m = impl_->module();
   auto r = m.resources();
   DeviceResources out;
@@ -70,7 +85,15 @@ unsigned grid_dim(std::uint64_t v, const char* axis, const std::source_location&
 }  // namespace
 
 void CompiledKernel::launch(Grid grid, std::span<const Arg> args, StreamHandle stream, std::source_location loc) const {
+  LaunchOptions options;
+  options.stream = stream;
+  launch(grid, args, options, loc);
+}
+
+void CompiledKernel::launch(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
+                            std::source_location loc) const {
   const Impl& k = *impl_;
+  const bool cpu = k.metadata.backend == Backend::cpu;
   auto bound = jit::bind_arguments(k.signature, args, loc);
   // Only arguments of this specialization may use it.
   std::vector<std::uint64_t> storage(args.size(), 0);
@@ -92,7 +115,17 @@ void CompiledKernel::launch(Grid grid, std::span<const Arg> args, StreamHandle s
                       loc);
     void* slot = &storage[i];
     switch (want.kind) {
-      case detail::ParamKind::pointer: storage[i] = args[i].pointer().address; break;
+      case detail::ParamKind::pointer: {
+        Memory wrong = cpu ? Memory::device : Memory::host;
+        if (args[i].pointer().memory == wrong)
+          throw UserError(fmt::format("argument {} ('{}') is a {} Buffer, but kernel '{}' was compiled for the {} "
+                                      "backend, which needs {} memory (allocate it with Memory::{})",
+                                      i, want.name, cpu ? "device" : "host", k.metadata.kernel_name,
+                                      cpu ? "CPU" : "CUDA", cpu ? "host" : "device", cpu ? "host" : "device"),
+                          loc);
+        storage[i] = args[i].pointer().address;
+        break;
+      }
       case detail::ParamKind::integer:
         if (want.dtype == DType::i64) {
           std::int64_t v = args[i].int_value();
@@ -114,11 +147,18 @@ void CompiledKernel::launch(Grid grid, std::span<const Arg> args, StreamHandle s
   }
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // nothing to run, as in Triton
   rt::Dim3 dims{grid_dim(grid.x, "x", loc), grid_dim(grid.y, "y", loc), grid_dim(grid.z, "z", loc)};
+  if (cpu) {
+    if (options.cpu_threads < 0)
+      throw UserError(fmt::format("cpu_threads must be >= 0, got {}", options.cpu_threads), loc);
+    jit::launch_cpu(k, grid, params.data(), options.cpu_threads);
+    return;
+  }
   k.module().launch(dims, 32u * static_cast<unsigned>(k.metadata.num_warps),
-                    static_cast<unsigned>(k.metadata.dynamic_shared_bytes), stream, params.data());
+                    static_cast<unsigned>(k.metadata.dynamic_shared_bytes), options.stream, params.data());
 }
 
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items) {
+  if (kernel.metadata().backend == Backend::cpu) return jit::cpu_persistent_grid(work_items);
   const auto& dev = rt::current_device();
   const auto& md = kernel.metadata();
   DeviceResources r = kernel.resources();

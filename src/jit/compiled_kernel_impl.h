@@ -1,4 +1,5 @@
-// What a CompiledKernel holds: the stages, the metadata and, once launched, the module.
+// What a CompiledKernel holds: the stages, the metadata and, once launched, the module
+// (CUDA) or the native code (CPU).
 #pragma once
 
 #include <map>
@@ -11,6 +12,10 @@
 
 namespace tilejit {
 
+namespace rt::cpu {
+class CpuKernel;  // runtime/cpu/cpu_jit.h (only in builds with LLVM)
+}
+
 struct CompiledKernel::Impl {
   KernelMetadata metadata;
   jit::KernelSignature signature;
@@ -21,7 +26,17 @@ struct CompiledKernel::Impl {
   mutable std::once_flag load_once;
   mutable std::unique_ptr<rt::LoadedKernel> loaded;
 
+  // CPU backend: the loaded code (a shared_ptr: its deleter is bound where it is made, so
+  // builds without LLVM never need the type), and the "asm" stage, made on first request.
+  std::shared_ptr<const rt::cpu::CpuKernel> cpu;
+  mutable std::mutex asm_mutex;
+  mutable std::unique_ptr<std::string> asm_text;
+
   const rt::LoadedKernel& module() const;
+  /// The names of every stage, including those made on request.
+  std::vector<std::string> stage_names() const;
+  /// A stage's text, or nullptr when this kernel has no such stage.
+  const std::string* find_stage(std::string_view name) const;
 };
 
 }  // namespace tilejit

@@ -10,6 +10,7 @@
 #include "codegen/cuda/codegen.h"
 #include "dsl/trace.h"
 #include "ir/printer.h"
+#include "jit/cpu_backend.h"
 #include "passes/passes.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tilejit/error.h"
@@ -62,6 +63,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   md.entry_name = entry_name_for(md.kernel_name, req.key);
   md.key = req.key;
   md.arch = req.arch;
+  md.backend = req.backend;
   md.num_warps = req.num_warps;
   md.num_stages = req.num_stages;
   k->signature = *req.signature;
@@ -76,6 +78,11 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   k->stages["ir.lowered"] = ir::print(f);
   md.trace_ms = ms_since(t0);
 
+  if (req.backend == Backend::cpu) {
+    compile_cpu(*k, f);
+    dump_stages_from_env(*k);
+    return k;
+  }
   t0 = std::chrono::steady_clock::now();
   auto cuda = codegen::cuda::generate_cuda(f, {md.entry_name, req.num_warps, true});
   k->stages["cuda"] = cuda.source;
@@ -96,12 +103,13 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
 }
 
 std::string dump_stage(const CompiledKernel::Impl& k, const std::string& stage, const std::string& dir) {
-  auto it = k.stages.find(stage);
-  if (it == k.stages.end()) throw Error(fmt::format("stage '{}' is not available for {}", stage, k.metadata.entry_name));
+  const std::string* text = k.find_stage(stage);
+  if (!text) throw Error(fmt::format("stage '{}' is not available for {}", stage, k.metadata.entry_name));
   std::filesystem::create_directories(dir);
-  std::string path = std::filesystem::absolute(std::filesystem::path(dir) / (k.metadata.entry_name + "." + stage)).string();
+  std::string path =
+      std::filesystem::absolute(std::filesystem::path(dir) / (k.metadata.entry_name + "." + stage)).string();
   std::ofstream f(path, std::ios::binary);
-  f.write(it->second.data(), static_cast<std::streamsize>(it->second.size()));
+  f.write(text->data(), static_cast<std::streamsize>(text->size()));
   if (!f) throw Error(fmt::format("could not write {}", path));
   return path;
 }
@@ -123,8 +131,8 @@ std::vector<std::string> dump_stages_from_env(const CompiledKernel::Impl& k) {
     std::string name = names.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     pos = comma == std::string::npos ? names.size() + 1 : comma + 1;
     if (name == "all") {
-      for (const auto& [stage, text] : k.stages) paths.push_back(dump_stage(k, stage, dir));
-    } else if (k.stages.count(name)) {
+      for (const auto& stage : k.stage_names()) paths.push_back(dump_stage(k, stage, dir));
+    } else if (k.find_stage(name)) {
       paths.push_back(dump_stage(k, name, dir));
     }
   }

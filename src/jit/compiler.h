@@ -1,4 +1,5 @@
-// The compile pipeline for one specialization: trace, passes, CUDA C, NVRTC.
+// The compile pipeline for one specialization: trace, passes, then CUDA C + NVRTC, or LLVM IR +
+// ORC for the CPU.
 #pragma once
 
 #include <functional>
@@ -15,7 +16,8 @@ struct CompileRequest {
   std::string key;
   int num_warps = 4;
   int num_stages = 1;
-  std::string arch;
+  std::string arch;                 // CUDA arch, or the CPU target (cpu_target())
+  Backend backend = Backend::cuda;  // cuda or cpu
 };
 
 std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& request);

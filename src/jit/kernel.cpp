@@ -1,15 +1,49 @@
+#include "tilejit/kernel.h"
+
 #include <fmt/format.h>
 
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <unordered_map>
 
 #include "jit/compiler.h"
+#include "jit/cpu_backend.h"
 #include "runtime/device.h"
 #include "tilejit/error.h"
-#include "tilejit/kernel.h"
 
 namespace tilejit {
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::automatic: return "automatic";
+    case Backend::cuda: return "cuda";
+    case Backend::cpu: return "cpu";
+  }
+  return "?";
+}
+
+Backend default_backend() {
+  if (const char* env = std::getenv("TILEJIT_BACKEND"); env && *env) {
+    std::string v = env;
+    if (v == "cuda") return Backend::cuda;
+    if (v == "cpu") return Backend::cpu;
+    throw Error(fmt::format("TILEJIT_BACKEND must be 'cuda' or 'cpu', got '{}'", v));
+  }
+  return has_gpu() ? Backend::cuda : Backend::cpu;
+}
+
+namespace {
+
+// An explicit CUDA arch asks for CUDA: compiling for sm_90 on a machine without a GPU is how
+// PTX is produced and inspected there.
+Backend resolve(Backend requested, const std::string& arch) {
+  if (requested != Backend::automatic) return requested;
+  if (!arch.empty()) return Backend::cuda;
+  return default_backend();
+}
+
+}  // namespace
 
 struct KernelBase::Impl {
   jit::KernelSignature signature;
@@ -27,8 +61,8 @@ KernelBase::KernelBase(std::string name, std::vector<detail::ParamKind> kinds, s
                        const void* identity, std::function<void()> invoke)
     : impl_(std::make_unique<Impl>()) {
   if (!names.empty() && names.size() != kinds.size())
-    throw Error(fmt::format("kernel '{}': {} parameter names given for {} parameters", name, names.size(),
-                            kinds.size()));
+    throw Error(
+        fmt::format("kernel '{}': {} parameter names given for {} parameters", name, names.size(), kinds.size()));
   if (names.empty())
     for (std::size_t i = 0; i < kinds.size(); ++i) names.push_back(fmt::format("arg{}", i));
   impl_->signature = {std::move(name), std::move(kinds), std::move(names)};
@@ -44,9 +78,12 @@ const CompiledKernel& KernelBase::compile(std::span<const Arg> args, const Compi
                                           std::source_location loc) const {
   Impl& k = *impl_;
   auto params = jit::bind_arguments(k.signature, args, loc);
-  std::string arch = options.arch.empty() ? rt::target_arch() : options.arch;
+  Backend backend = resolve(options.backend, options.arch);
+  std::string arch = backend == Backend::cpu ? jit::cpu_target()
+                     : options.arch.empty()  ? rt::target_arch()
+                                             : options.arch;
   std::string key =
-      jit::specialization_key(k.signature, k.identity, params, options.num_warps, options.num_stages, arch);
+      jit::specialization_key(k.signature, k.identity, params, options.num_warps, options.num_stages, arch, backend);
 
   std::unique_lock lock(k.mutex);
   for (;;) {
@@ -59,7 +96,7 @@ const CompiledKernel& KernelBase::compile(std::span<const Arg> args, const Compi
 
   std::unique_ptr<CompiledKernel::Impl> built;
   try {
-    jit::CompileRequest req{&k.signature, params, &k.invoke, key, options.num_warps, options.num_stages, arch};
+    jit::CompileRequest req{&k.signature, params, &k.invoke, key, options.num_warps, options.num_stages, arch, backend};
     built = jit::compile_specialization(req);
   } catch (...) {
     lock.lock();
@@ -78,8 +115,8 @@ const CompiledKernel& KernelBase::compile(std::span<const Arg> args, const Compi
 
 void KernelBase::launch(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
                         std::source_location loc) const {
-  const CompiledKernel& c = compile(args, {options.num_warps, options.num_stages, options.arch}, loc);
-  c.launch(grid, args, options.stream, loc);
+  const CompiledKernel& c = compile(args, {options.num_warps, options.num_stages, options.arch, options.backend}, loc);
+  c.launch(grid, args, options, loc);
 }
 
 std::size_t KernelBase::cache_size() const {

@@ -73,7 +73,7 @@ std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<con
 }
 
 std::string specialization_key(const KernelSignature& sig, const void* identity, const std::vector<BoundParam>& params,
-                               int num_warps, int num_stages, const std::string& arch) {
+                               int num_warps, int num_stages, const std::string& arch, Backend backend) {
   std::vector<std::string> parts;
   for (const auto& p : params) {
     switch (p.kind) {
@@ -82,8 +82,8 @@ std::string specialization_key(const KernelSignature& sig, const void* identity,
       default: parts.push_back(fmt::format("{}:{}", p.name, dtype_name(p.dtype))); break;
     }
   }
-  return fmt::format("{}@{}({}) warps={} stages={} arch={} backend=cuda", sig.kernel_name, identity,
-                     fmt::join(parts, ","), num_warps, num_stages, arch);
+  return fmt::format("{}@{}({}) warps={} stages={} arch={} backend={}", sig.kernel_name, identity,
+                     fmt::join(parts, ","), num_warps, num_stages, arch, backend_name(backend));
 }
 
 std::uint64_t fnv1a(std::string_view text) {

@@ -30,7 +30,7 @@ std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<con
 
 /// The cache key: kernel identity, parameter specializations, options and target.
 std::string specialization_key(const KernelSignature& sig, const void* identity, const std::vector<BoundParam>& params,
-                               int num_warps, int num_stages, const std::string& arch);
+                               int num_warps, int num_stages, const std::string& arch, Backend backend);
 
 /// 64-bit FNV-1a, for entry names derived from keys.
 std::uint64_t fnv1a(std::string_view text);

@@ -32,7 +32,7 @@ TEST_CASE("a Tensor reassigned inside the loop is carried; one only read is not"
     auto offs = tl::arange(0, 16);
     tl::Tensor acc = tl::zeros({16}, DType::f32);
     tl::Tensor scale = tl::full({16}, 2.0, DType::f32);  // read only
-    tl::Tensor count = tl::zeros({}, DType::i32);          // a carried scalar
+    tl::Tensor count = tl::zeros({}, DType::i32);        // a carried scalar
     tl::for_range(0, n, [&](tl::Int i) {
       acc = acc + tl::load(x + i * 16 + offs) * scale;
       count = count + 1;

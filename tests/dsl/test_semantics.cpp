@@ -195,9 +195,8 @@ TEST_CASE("pointer arithmetic is addptr") {
     CHECK(ops_of(f, OpKind::add).empty());
   }
   SUBCASE("int + pointer puts the pointer first") {
-    auto f = trace({ptr_param("x", DType::bf16), int_param("k")}, [] {
-      CHECK((int_arg(1) + ptr_arg(0)).is_pointer());
-    });
+    auto f =
+        trace({ptr_param("x", DType::bf16), int_param("k")}, [] { CHECK((int_arg(1) + ptr_arg(0)).is_pointer()); });
     auto adds = ops_of(f, OpKind::addptr);
     REQUIRE(adds.size() == 1);
     CHECK(adds[0]->operands[0] == f.params[0].value);
@@ -216,9 +215,8 @@ TEST_CASE("pointer arithmetic is addptr") {
     CHECK(three->attrs.int_value == 3);
   }
   SUBCASE("pointer + i64 offset keeps the 64-bit offset") {
-    auto f = trace({ptr_param("x", DType::f32), int_param("off", DType::i64)}, [] {
-      CHECK((ptr_arg(0) + int_arg(1)).is_pointer());
-    });
+    auto f = trace({ptr_param("x", DType::f32), int_param("off", DType::i64)},
+                   [] { CHECK((ptr_arg(0) + int_arg(1)).is_pointer()); });
     auto adds = ops_of(f, OpKind::addptr);
     REQUIRE(adds.size() == 1);
     CHECK(type_of(f, adds[0]->operands[1]) == "i64");
@@ -227,7 +225,8 @@ TEST_CASE("pointer arithmetic is addptr") {
 
 TEST_CASE("reductions drop the axis") {
   auto f = trace({ptr_param("x", DType::f32)}, [] {
-    auto x = tl::load(ptr_arg(0) + tl::arange(0, 32)(tl::all, tl::newaxis) * 64 + tl::arange(0, 64)(tl::newaxis, tl::all));
+    auto x =
+        tl::load(ptr_arg(0) + tl::arange(0, 32)(tl::all, tl::newaxis) * 64 + tl::arange(0, 64)(tl::newaxis, tl::all));
     CHECK(x.shape() == tl::Shape{32, 64});
     CHECK(tl::sum(x, 1).shape() == tl::Shape{32});
     CHECK(tl::max(x, 0).shape() == tl::Shape{64});

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "codegen/cuda/cuda_types.h"
+#include "ir/printer.h"
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::cuda {
@@ -18,7 +19,7 @@ void index_definitions(const ir::Region& r, std::unordered_map<ir::ValueId, cons
 }  // namespace
 
 Emitter::Emitter(const ir::Function& f, const CudaCodegenOptions& options)
-    : f_(f), options_(options), plan_(assign_layouts(f, options.num_warps)) {
+    : f_(f), options_(options), plan_(assign_layouts(f, options.num_warps)), numbers_(ir::value_numbers(f)) {
   index_definitions(f.body, def_);
 }
 
@@ -70,7 +71,12 @@ std::string Emitter::storage_type(ir::ValueId v) const {
 
 std::string Emitter::scalar(ir::ValueId v) const {
   auto it = alias_.find(v);
-  return it != alias_.end() ? it->second : fmt::format("v{}", v);
+  return it != alias_.end() ? it->second : value_name(v);
+}
+
+std::string Emitter::value_name(ir::ValueId v) const {
+  auto it = numbers_.find(v);
+  return it != numbers_.end() ? fmt::format("v{}", it->second) : fmt::format("tmp{}", v);
 }
 
 Layout Emitter::natural_layout(ir::ValueId v) const {
@@ -95,7 +101,7 @@ std::string Emitter::block(ir::ValueId v, const Layout& l) {
   if (type(v).is_scalar()) throw InternalError("codegen: block() on a scalar");
   if (const std::string* known = recall(v, l)) return *known;
   if (plan_.is_free(v)) {
-    std::string name = fresh(fmt::format("v{}", v));
+    std::string name = fresh(value_name(v));
     block_op(*def_.at(v), l, name);
     remember(v, l, name);
     return name;
@@ -124,7 +130,7 @@ std::string Emitter::linear_index(const Layout& l, const std::string& reg) const
 std::string Emitter::convert_layout(ir::ValueId v, const Layout& from, const Layout& to) {
   std::string src = *recall(v, from);
   std::string t = storage_type(v);
-  std::string name = fresh(fmt::format("v{}_cvt", v));
+  std::string name = fresh(value_name(v) + "_cvt");
   need_shared(static_cast<int>(type(v).numel() * (type(v).is_ptr ? 8 : static_cast<int>(dtype_size(type(v).elem)))));
   line(fmt::format("{} {}[{}];  // %{} in another layout, through shared memory", t, name, to.num_regs(), v));
   open("");
@@ -141,7 +147,7 @@ std::string Emitter::convert_layout(ir::ValueId v, const Layout& from, const Lay
 
 CudaKernelSource Emitter::run() {
   std::vector<std::string> params;
-  for (const auto& p : f_.params) params.push_back(fmt::format("{} v{}", storage_type(p.value), p.value));
+  for (const auto& p : f_.params) params.push_back(fmt::format("{} {}", storage_type(p.value), value_name(p.value)));
   int threads = 32 * options_.num_warps;
   std::string body;
   scopes_.emplace_back();
@@ -178,7 +184,7 @@ void Emitter::op(const ir::Op& op) {
   if (type(res).is_scalar()) return scalar_op(op);
   if (plan_.is_free(res)) return;  // computed where used
   const Layout& l = plan_.fixed.at(res);
-  std::string name = fmt::format("v{}", res);
+  std::string name = value_name(res);
   block_op(op, l, name);
   remember(res, l, name);
 }

@@ -32,6 +32,8 @@ class Emitter {
   const ir::Type& type(ir::ValueId v) const { return f_.type(v); }
   std::string storage_type(ir::ValueId v) const;
   std::string scalar(ir::ValueId v) const;
+  /// `vN`, N being the value's number in the printed IR, so the two stages read alike.
+  std::string value_name(ir::ValueId v) const;
   /// Name of an array holding block value `v` in layout `l`, emitting a rematerialization
   /// or a shared-memory conversion when needed.
   std::string block(ir::ValueId v, const Layout& l);
@@ -61,6 +63,7 @@ class Emitter {
   CudaCodegenOptions options_;
   LayoutPlan plan_;
   std::unordered_map<ir::ValueId, const ir::Op*> def_;
+  std::unordered_map<ir::ValueId, int> numbers_;
   std::unordered_map<ir::ValueId, std::string> alias_;  // loop results name their carried variable
   // Arrays already holding a value in a layout, per open scope (inner scopes see outer ones).
   std::vector<std::map<std::pair<ir::ValueId, std::string>, std::string>> scopes_;

@@ -12,7 +12,7 @@ void Emitter::loop_op(const ir::Op& op) {
   std::vector<Layout> layouts(carried);
   for (std::size_t i = 0; i < carried; ++i) {
     ir::ValueId arg = body.args[i + 1], init = op.operands[ir::kForFixedOperands + i];
-    std::string name = fmt::format("v{}", arg);
+    std::string name = value_name(arg);
     if (type(arg).is_scalar()) {
       line(fmt::format("{} {} = {};", storage_type(arg), name, scalar(init)));
     } else {
@@ -29,7 +29,7 @@ void Emitter::loop_op(const ir::Op& op) {
   open(fmt::format("for ({} {} = {}; {} < {}; {} += {})", storage_type(iv), ivn, scalar(op.operands[0]), ivn,
                    scalar(op.operands[1]), ivn, scalar(op.operands[2])));
   for (std::size_t i = 0; i < carried; ++i)
-    if (!type(body.args[i + 1]).is_scalar()) remember(body.args[i + 1], layouts[i], fmt::format("v{}", body.args[i + 1]));
+    if (!type(body.args[i + 1]).is_scalar()) remember(body.args[i + 1], layouts[i], value_name(body.args[i + 1]));
   region(body);
   const ir::Op& yield = body.ops.back();
   at_source(yield);
@@ -37,7 +37,7 @@ void Emitter::loop_op(const ir::Op& op) {
   std::vector<std::string> temps(carried);
   for (std::size_t i = 0; i < carried; ++i) {
     ir::ValueId arg = body.args[i + 1], y = yield.operands[i];
-    temps[i] = fresh(fmt::format("v{}_next", arg));
+    temps[i] = fresh(value_name(arg) + "_next");
     if (type(arg).is_scalar()) {
       line(fmt::format("{} const {} = {};", storage_type(arg), temps[i], scalar(y)));
     } else {
@@ -48,12 +48,12 @@ void Emitter::loop_op(const ir::Op& op) {
   }
   for (std::size_t i = 0; i < carried; ++i) {
     ir::ValueId arg = body.args[i + 1];
-    if (type(arg).is_scalar()) line(fmt::format("v{} = {};", arg, temps[i]));
-    else per_register(layouts[i].num_regs(), fmt::format("v{}[r] = {}[r];", arg, temps[i]));
+    if (type(arg).is_scalar()) line(fmt::format("{} = {};", value_name(arg), temps[i]));
+    else per_register(layouts[i].num_regs(), fmt::format("{}[r] = {}[r];", value_name(arg), temps[i]));
   }
   close();
   for (std::size_t i = 0; i < carried; ++i)
-    if (!type(op.results[i]).is_scalar()) remember(op.results[i], layouts[i], fmt::format("v{}", body.args[i + 1]));
+    if (!type(op.results[i]).is_scalar()) remember(op.results[i], layouts[i], value_name(body.args[i + 1]));
 }
 
 }  // namespace tilejit::codegen::cuda

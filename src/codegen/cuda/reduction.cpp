@@ -38,7 +38,7 @@ void Emitter::reduce_op(const ir::Op& op) {
   std::uint32_t reg_axis = axis_mask(parent.reg, axis);
   std::uint32_t lane_axis = axis_mask(parent.lane, axis);
   std::uint32_t warp_axis = axis_mask(parent.warp, axis);
-  std::string acc = fresh(fmt::format("v{}_acc", res));
+  std::string acc = fresh(value_name(res) + "_acc");
   // Registers whose index has no bits along the axis own one partial result each.
   std::string owner = fmt::format("if ((r & {}) == 0)", reg_axis);
 
@@ -87,7 +87,7 @@ void Emitter::reduce_op(const ir::Op& op) {
     return;
   }
   const Layout& l = plan_.fixed.at(res);
-  std::string name = fmt::format("v{}", res);
+  std::string name = value_name(res);
   line(fmt::format("{} {}[{}];", out_t, name, n));
   per_register(n, fmt::format("{}[r] = {};", name, from_compute(t, fmt::format("{}[r & ~{}]", acc, reg_axis))));
   remember(res, l, name);

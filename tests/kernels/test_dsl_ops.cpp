@@ -1,14 +1,15 @@
-// Every DSL op on 1-D and 2-D blocks, run on the GPU and compared with float64 math done
-// here on the host.
+// Every DSL op on 1-D and 2-D blocks, run on the backend this binary tests (kernel_test.h) and
+// compared with float64 (or exact integer) math done here on the host.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <functional>
 #include <random>
 
-#include "tilejit/tilejit.h"
+#include "kernel_test.h"
 
 using namespace tilejit;
+using namespace tilejit::testing;
 namespace tl = tilejit::tl;
 
 namespace {
@@ -62,8 +63,9 @@ void reduce_kernel(tl::Ptr out, tl::Ptr x, tl::Int rows, tl::Int cols, tl::Const
   auto mask = (r(tl::all, tl::newaxis) < rows) & (c(tl::newaxis, tl::all) < cols);
   double neutral = KIND == 0 ? 0.0 : KIND == 1 ? -tl::inf : tl::inf;
   auto v = tl::load(x + r(tl::all, tl::newaxis) * cols + c(tl::newaxis, tl::all), mask, neutral);
-  auto red = KIND == 0 ? tl::sum(v, static_cast<int>(AXIS)) : KIND == 1 ? tl::max(v, static_cast<int>(AXIS))
-                                                                         : tl::min(v, static_cast<int>(AXIS));
+  auto red = KIND == 0   ? tl::sum(v, static_cast<int>(AXIS))
+             : KIND == 1 ? tl::max(v, static_cast<int>(AXIS))
+                         : tl::min(v, static_cast<int>(AXIS));
   if (AXIS == 1) tl::store(out + r, red, r < rows);
   else tl::store(out + c, red, c < cols);
 }
@@ -90,14 +92,6 @@ void chunk_sum_kernel(tl::Ptr out, tl::Ptr x, tl::Int n, tl::Constexpr BLOCK) {
   tl::store(out + 1, tl::sum(count, 0).to(DType::f32));
 }
 
-std::vector<float> random_floats(std::size_t n, float lo, float hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = u(rng);
-  return v;
-}
-
 double rel_diff(double got, double want) {
   if (std::isnan(want)) return std::isnan(got) ? 0 : INFINITY;
   double scale = std::max(1e-30, std::fabs(want));
@@ -110,18 +104,20 @@ TEST_CASE("unary math ops on 2-D blocks") {
   static const Kernel k("unary", unary_kernel, {"y", "x", "n", "OP", "R", "C"});
   const std::int64_t n = 3000;
   auto x = random_floats(n, 0.01f, 20.f, 3);
-  Buffer bx(DType::f32, n), by(DType::f32, n);
+  Buffer bx = buffer(DType::f32, n), by = buffer(DType::f32, n);
   bx.upload(x);
-  std::function<double(double)> ref[] = {[](double v) { return std::exp(v); },  [](double v) { return std::exp2(v); },
-                                         [](double v) { return std::log(v); },  [](double v) { return std::log2(v); },
-                                         [](double v) { return std::sqrt(v); }, [](double v) { return 1 / std::sqrt(v); },
-                                         [](double v) { return std::fabs(v); }, [](double v) { return -v; }};
+  std::function<double(double)> ref[] = {
+      [](double v) { return std::exp(v); },  [](double v) { return std::exp2(v); },
+      [](double v) { return std::log(v); },  [](double v) { return std::log2(v); },
+      [](double v) { return std::sqrt(v); }, [](double v) { return 1 / std::sqrt(v); },
+      [](double v) { return std::fabs(v); }, [](double v) { return -v; }};
   for (int op = 0; op < kNumUnary; ++op)
     for (auto [R, C] : {std::pair<int, int>{1, 1024}, {8, 128}, {32, 32}}) {
       CAPTURE(op);
       CAPTURE(R);
       by.fill_bytes(0xff);
-      k.launch({static_cast<std::uint64_t>(cdiv(n, R * C))}, {by, bx, n, op, R, C});
+      k.launch({static_cast<std::uint64_t>(cdiv(n, R * C))}, {by, bx, n, op, R, C}, options());
+      finish();
       auto y = by.download<float>();
       double worst = 0;
       for (std::int64_t i = 0; i < n; ++i) worst = std::max(worst, rel_diff(y[i], ref[op](x[i])));
@@ -133,18 +129,21 @@ TEST_CASE("binary ops and where on 1-D blocks, f32 and f16") {
   static const Kernel k("binary", binary_kernel, {"z", "x", "y", "n", "OP", "BLOCK"});
   const std::int64_t n = 5000;
   auto xs = random_floats(n, -4.f, 4.f, 5), ys = random_floats(n, 0.5f, 4.f, 6);
-  std::function<double(double, double)> ref[] = {
-      [](double a, double b) { return a + b; }, [](double a, double b) { return a - b; },
-      [](double a, double b) { return a * b; }, [](double a, double b) { return a / b; },
-      [](double a, double b) { return std::max(a, b); }, [](double a, double b) { return std::min(a, b); },
-      [](double a, double b) { return a < b ? a * 2 : b - 1; }};
-  Buffer bx(DType::f32, n), by(DType::f32, n), bz(DType::f32, n);
+  std::function<double(double, double)> ref[] = {[](double a, double b) { return a + b; },
+                                                 [](double a, double b) { return a - b; },
+                                                 [](double a, double b) { return a * b; },
+                                                 [](double a, double b) { return a / b; },
+                                                 [](double a, double b) { return std::max(a, b); },
+                                                 [](double a, double b) { return std::min(a, b); },
+                                                 [](double a, double b) { return a < b ? a * 2 : b - 1; }};
+  Buffer bx = buffer(DType::f32, n), by = buffer(DType::f32, n), bz = buffer(DType::f32, n);
   bx.upload(xs);
   by.upload(ys);
   for (int op = 0; op < kNumBinary; ++op) {
     CAPTURE(op);
     bz.fill_bytes(0xff);
-    k.launch({static_cast<std::uint64_t>(cdiv(n, 512))}, {bz, bx, by, n, op, 512});
+    k.launch({static_cast<std::uint64_t>(cdiv(n, 512))}, {bz, bx, by, n, op, 512}, options());
+    finish();
     auto z = bz.download<float>();
     double worst = 0;
     for (std::int64_t i = 0; i < n; ++i) worst = std::max(worst, rel_diff(z[i], ref[op](xs[i], ys[i])));
@@ -154,8 +153,11 @@ TEST_CASE("binary ops and where on 1-D blocks, f32 and f16") {
 
 TEST_CASE("reductions along each axis of 2-D blocks") {
   static const Kernel k("reduce", reduce_kernel, {"out", "x", "rows", "cols", "KIND", "AXIS", "R", "C"});
-  for (auto [rows, cols, R, C] : {std::tuple<int, int, int, int>{30, 100, 32, 128}, {64, 8, 64, 8}, {1, 1, 2, 2},
-                                  {200, 3, 256, 4}, {5, 1000, 8, 1024}})
+  for (auto [rows, cols, R, C] : {std::tuple<int, int, int, int>{30, 100, 32, 128},
+                                  {64, 8, 64, 8},
+                                  {1, 1, 2, 2},
+                                  {200, 3, 256, 4},
+                                  {5, 1000, 8, 1024}})
     for (int kind = 0; kind < 3; ++kind)
       for (int axis = 0; axis < 2; ++axis) {
         CAPTURE(rows);
@@ -163,17 +165,20 @@ TEST_CASE("reductions along each axis of 2-D blocks") {
         CAPTURE(kind);
         CAPTURE(axis);
         auto x = random_floats(static_cast<std::size_t>(rows * cols), -5.f, 5.f, rows + cols);
-        Buffer bx(DType::f32, x.size()), bo(DType::f32, static_cast<std::size_t>(std::max(rows, cols)));
+        Buffer bx = buffer(DType::f32, x.size()),
+               bo = buffer(DType::f32, static_cast<std::size_t>(std::max(rows, cols)));
         bx.upload(x);
         bo.fill_bytes(0xff);
-        k.launch({1}, {bo, bx, rows, cols, kind, axis, R, C}, {4, 1, "", nullptr});
+        k.launch({1}, {bo, bx, rows, cols, kind, axis, R, C}, options());
+        finish();
         auto out = bo.download<float>();
         int n_out = axis == 1 ? rows : cols, n_in = axis == 1 ? cols : rows;
         double worst = 0;
         for (int o = 0; o < n_out; ++o) {
           double acc = kind == 0 ? 0 : kind == 1 ? -INFINITY : INFINITY;
           for (int i = 0; i < n_in; ++i) {
-            double v = axis == 1 ? x[static_cast<std::size_t>(o * cols + i)] : x[static_cast<std::size_t>(i * cols + o)];
+            double v =
+                axis == 1 ? x[static_cast<std::size_t>(o * cols + i)] : x[static_cast<std::size_t>(i * cols + o)];
             acc = kind == 0 ? acc + v : kind == 1 ? std::max(acc, v) : std::min(acc, v);
           }
           worst = std::max(worst, kind == 0 ? std::fabs(out[o] - acc) / (1 + std::fabs(acc)) : rel_diff(out[o], acc));
@@ -186,12 +191,13 @@ TEST_CASE("casts round like the target type") {
   static const Kernel k("cast", cast_kernel, {"out", "x", "n", "TO", "BLOCK"});
   const std::int64_t n = 4099;
   auto x = random_floats(n, -3000.f, 3000.f, 11);
-  Buffer bx(DType::f32, n), bo(DType::f32, n);
+  Buffer bx = buffer(DType::f32, n), bo = buffer(DType::f32, n);
   bx.upload(x);
   for (DType to : {DType::f16, DType::bf16, DType::i32, DType::i64, DType::f64}) {
     CAPTURE(dtype_name(to));
     bo.fill_bytes(0xff);
-    k.launch({static_cast<std::uint64_t>(cdiv(n, 256))}, {bo, bx, n, static_cast<int>(to), 256});
+    k.launch({static_cast<std::uint64_t>(cdiv(n, 256))}, {bo, bx, n, static_cast<int>(to), 256}, options());
+    finish();
     auto out = bo.download<float>();
     double worst = 0;
     for (std::int64_t i = 0; i < n; ++i) {
@@ -211,10 +217,11 @@ TEST_CASE("loop-carried block values accumulate across iterations") {
   for (std::int64_t n : {0, 1, 255, 256, 100000}) {
     CAPTURE(n);
     auto x = random_floats(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)), 0.f, 1.f, 13);
-    Buffer bx(DType::f32, x.size()), bo(DType::f32, 2);
+    Buffer bx = buffer(DType::f32, x.size()), bo = buffer(DType::f32, 2);
     bx.upload(x);
     bo.fill_bytes(0xff);
-    k.launch({1}, {bo, bx, n, 256}, {4, 1, "", nullptr});
+    k.launch({1}, {bo, bx, n, 256}, options());
+    finish();
     auto out = bo.download<float>();
     double want = 0;
     for (std::int64_t i = 0; i < n; ++i) want += x[static_cast<std::size_t>(i)];

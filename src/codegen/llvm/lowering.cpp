@@ -1,0 +1,123 @@
+#include "codegen/llvm/lowering.h"
+
+#include <fmt/format.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::llvm_ir {
+
+Lowering::Lowering(const ir::Function& f, const LlvmCodegenOptions& options)
+    : f_(f),
+      options_(options),
+      plan_(make_plan(f)),
+      ctx_(std::make_unique<llvm::LLVMContext>()),
+      module_(std::make_unique<llvm::Module>(f.name, *ctx_)),
+      b_(*ctx_) {
+  if (options_.lanes < 1 || (options_.lanes & (options_.lanes - 1)) != 0)
+    throw InternalError(fmt::format("llvm codegen: lanes must be a power of two, got {}", options_.lanes));
+}
+
+llvm::AllocaInst* Lowering::entry_alloca(llvm::Type* t, const char* name) {
+  llvm::IRBuilder<> eb(entry_->getTerminator());
+  return eb.CreateAlloca(t, nullptr, name);
+}
+
+llvm::Value* Lowering::scalar(ir::ValueId v) const {
+  auto it = scalars_.find(v);
+  if (it == scalars_.end()) throw InternalError(fmt::format("llvm codegen: scalar %{} used before it was computed", v));
+  return it->second;
+}
+
+LlvmKernelSource Lowering::run() {
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* ptr = b_.getPtrTy();
+  auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, i32, i32, i32, i32, i32, i32}, false);
+  fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, options_.entry_name, module_.get());
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  fn_->addParamAttr(0, llvm::Attribute::NoAlias);
+  fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
+  fn_->addParamAttr(0, llvm::Attribute::NoCapture);
+  fn_->addParamAttr(1, llvm::Attribute::NoAlias);
+  fn_->addParamAttr(1, llvm::Attribute::NoCapture);
+  fn_->addParamAttr(1, llvm::Attribute::getWithAlignment(*ctx_, llvm::Align(64)));
+  llvm::Value* params = fn_->getArg(0);
+  params->setName("params");
+  scratch_ = fn_->getArg(1);
+  scratch_->setName("scratch");
+  static const char* axes = "xyz";
+  for (unsigned a = 0; a < 3; ++a) {
+    program_id_[a] = fn_->getArg(2 + a);
+    program_id_[a]->setName(fmt::format("pid_{}", axes[a]));
+    num_programs_[a] = fn_->getArg(5 + a);
+    num_programs_[a]->setName(fmt::format("nprog_{}", axes[a]));
+  }
+
+  entry_ = llvm::BasicBlock::Create(*ctx_, "entry", fn_);
+  auto* body = llvm::BasicBlock::Create(*ctx_, "body", fn_);
+  b_.SetInsertPoint(entry_);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(entry_->getTerminator());
+  for (std::size_t i = 0; i < f_.params.size(); ++i) {
+    const auto& p = f_.params[i];
+    llvm::Value* slot = b_.CreateAlignedLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params, i), llvm::Align(8));
+    const ir::Type& t = type(p.value);
+    llvm::Value* v = b_.CreateAlignedLoad(value_type(t), slot, llvm::Align(t.is_ptr ? 8 : dtype_size(t.elem)));
+    v->setName(p.name);
+    scalars_[p.value] = from_memory(t, v);
+  }
+  b_.SetInsertPoint(body);
+  region(f_.body);
+  b_.CreateRetVoid();
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module_->print(os, nullptr);
+  os.flush();
+  std::string problems;
+  llvm::raw_string_ostream es(problems);
+  if (llvm::verifyModule(*module_, &es)) {
+    es.flush();
+    throw CompileError(fmt::format("LLVM rejected the module generated for {}", options_.entry_name), problems, text,
+                       "");
+  }
+  return LlvmKernelSource{std::move(text), options_.entry_name, scratch_bytes_};
+}
+
+void Lowering::region(const ir::Region& r) {
+  for (const PlanItem& item : plan_.region_items(r)) {
+    switch (item.kind) {
+      case PlanItem::Kind::scalar_op: scalar_op(*item.op); break;
+      case PlanItem::Kind::group: group(plan_.groups[static_cast<std::size_t>(item.group)]); break;
+      case PlanItem::Kind::loop: loop(*item.op); break;
+      case PlanItem::Kind::yield: yield(*item.op); break;
+    }
+  }
+}
+
+void Lowering::scalar_op(const ir::Op& op) {
+  switch (op.kind) {
+    case ir::OpKind::constant:
+      scalars_[op.results[0]] = constant(op.attrs.dtype, op.attrs.int_value, op.attrs.float_value);
+      return;
+    case ir::OpKind::program_id:
+      scalars_[op.results[0]] = program_id_.at(static_cast<std::size_t>(op.attrs.int_value));
+      return;
+    case ir::OpKind::num_programs:
+      scalars_[op.results[0]] = num_programs_.at(static_cast<std::size_t>(op.attrs.int_value));
+      return;
+    case ir::OpKind::load: scalar_load(op); return;
+    case ir::OpKind::store: scalar_store(op); return;
+    default: break;
+  }
+  std::vector<llvm::Value*> args;
+  for (ir::ValueId v : op.operands) args.push_back(scalar(v));
+  scalars_[op.results.at(0)] = apply(op, args);
+}
+
+LlvmKernelSource generate_llvm(const ir::Function& f, const LlvmCodegenOptions& options) {
+  return Lowering(f, options).run();
+}
+
+}  // namespace tilejit::codegen::llvm_ir

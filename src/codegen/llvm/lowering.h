@@ -1,0 +1,141 @@
+// The IR → LLVM IR lowering's state and helpers (see plan.h for the strategy).
+//
+// Inside a group's loop nest a block value is handled one chunk at a time: `width` consecutive
+// elements along the last dimension (one row of a rank-2 block). A chunk is uniform (one scalar
+// for every lane), affine (integer or pointer: lane j = base + stride * j, which is how
+// contiguous loads and stores are recognized) or a vector. Elements are kept in their storage
+// form (f16/bf16 as i16, i1 as i1) and computed in f32 where the CUDA backend does.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "codegen/llvm/codegen.h"
+#include "codegen/llvm/plan.h"
+
+namespace tilejit::codegen::llvm_ir {
+
+struct Chunk {
+  enum class Kind { uniform, affine, vector };
+  Kind kind = Kind::uniform;
+  llvm::Value* value = nullptr;
+  std::int64_t stride = 0;  // affine only, in elements (pointers: pointee elements)
+};
+
+/// Which loop coordinate a dimension of a value follows inside a group: none (extent 1), the
+/// current row, or the chunk's columns.
+enum class Coord : std::uint8_t { zero, row, col };
+using Coords = std::array<Coord, 2>;
+
+/// Coordinates as a value of type `t` sees them: unit dimensions (and absent ones) at zero.
+inline Coords normalized(const ir::Type& t, Coords c) {
+  for (int d = 0; d < 2; ++d)
+    if (d >= t.rank() || t.shape[static_cast<std::size_t>(d)] == 1) c[static_cast<std::size_t>(d)] = Coord::zero;
+  return c;
+}
+
+class Lowering {
+ public:
+  Lowering(const ir::Function& f, const LlvmCodegenOptions& options);
+  LlvmKernelSource run();
+
+ private:
+  // ---- types and conversions (types.cpp) ----
+  const ir::Type& type(ir::ValueId v) const { return f_.type(v); }
+  llvm::Type* elem_type(DType t);             // SSA element: i1, i32, i64, i16 (f16/bf16), float, double
+  llvm::Type* memory_type(DType t);           // in memory: as elem_type, but i1 is a byte
+  llvm::Type* compute_type(DType t);          // arithmetic: float for f16/bf16
+  llvm::Type* value_type(const ir::Type& t);  // ptr for pointers, else elem_type
+  llvm::Type* array_type(const ir::Type& t);  // element of a scratch array
+  llvm::Type* like(llvm::Value* shape_of, llvm::Type* elem);  // elem, or a vector of it
+  llvm::Value* to_compute(DType t, llvm::Value* v);
+  llvm::Value* from_compute(DType t, llvm::Value* v);
+  llvm::Value* convert(DType from, DType to, llvm::Value* v);
+  llvm::Value* to_memory(const ir::Type& t, llvm::Value* v);    // i1 -> i8
+  llvm::Value* from_memory(const ir::Type& t, llvm::Value* v);  // i8 -> i1
+  llvm::Constant* constant(DType t, std::int64_t int_value, double float_value);
+  std::uint64_t memory_bytes(const ir::Type& t) const;  // one element in memory
+
+  // ---- elementwise math on scalars or vectors (elementwise.cpp) ----
+  llvm::Value* apply(const ir::Op& op, const std::vector<llvm::Value*>& args);
+  llvm::Value* int_binary(ir::OpKind k, llvm::Value* a, llvm::Value* b);
+  llvm::Value* float_binary(ir::OpKind k, llvm::Value* a, llvm::Value* b);
+  llvm::Value* nan_max(llvm::Value* a, llvm::Value* b, bool is_max);  // tj_max / tj_min
+  llvm::Value* combine(ir::ReduceKind k, bool is_float, llvm::Value* acc, llvm::Value* v);
+  llvm::Constant* reduce_identity(ir::ReduceKind k, DType t, llvm::Type* acc_type);
+  llvm::Value* horizontal(ir::ReduceKind k, bool is_float, llvm::Value* vec);
+  llvm::Value* math(llvm::Intrinsic::ID id, llvm::Value* x);
+  /// e^x or 2^x of f32 scalars or vectors, inline (exp.cpp).
+  llvm::Value* exp_f32(llvm::Value* x, bool base2);
+
+  // ---- chunks (chunks.cpp) ----
+  Chunk eval(ir::ValueId v, Coords coords);
+  Chunk eval_op(const ir::Op& op, ir::ValueId v, Coords coords);
+  Chunk apply_chunk(const ir::Op& op, const std::vector<Chunk>& args);
+  llvm::Value* to_vector(const Chunk& c, const ir::Type& t);
+  llvm::Value* coord_value(Coord c);
+  Coords identity_coords(int rank) const;
+  llvm::Value* linear_index(const ir::Shape& shape, Coords coords);  // i64, of the first lane
+  Chunk read_array(ir::ValueId v, Coords coords);
+  void write_array(ir::ValueId v, const Chunk& c, Coords coords);
+  llvm::Value* array_of(ir::ValueId v);  // allocates in scratch on first use
+  llvm::Value* new_array(const ir::Type& t);
+
+  // ---- memory (memory.cpp) ----
+  Chunk load_chunk(const ir::Op& op, Coords coords);
+  void store_chunk(const ir::Op& op, Coords coords);
+  void scalar_load(const ir::Op& op);
+  void scalar_store(const ir::Op& op);
+
+  // ---- control flow and groups (lowering.cpp, groups.cpp, loops.cpp) ----
+  void region(const ir::Region& r);
+  void scalar_op(const ir::Op& op);
+  void group(const Group& g);
+  /// Runs `body(i)` for i in [0, count) (straight-line when count is 1); i is an i32.
+  void counted_loop(std::int64_t count, std::int64_t step, const std::function<void(llvm::Value*)>& body);
+  /// Computes block value `v` into `dst` (an array of its type), chunk by chunk.
+  void materialize(ir::ValueId v, llvm::Value* dst);
+  void loop(const ir::Op& op);
+  void yield(const ir::Op& op);
+  llvm::Value* scalar(ir::ValueId v) const;
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const char* name);
+
+  struct LoopState {
+    const ir::Op* op;
+    std::vector<llvm::AllocaInst*> scalar_slots;  // per carried value (null for blocks)
+    std::vector<llvm::Value*> block_slots;        // per carried value (null for scalars)
+  };
+
+  const ir::Function& f_;
+  LlvmCodegenOptions options_;
+  Plan plan_;
+  std::unique_ptr<llvm::LLVMContext> ctx_;
+  std::unique_ptr<llvm::Module> module_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;  // allocas and scratch addresses go here
+  llvm::Value* scratch_ = nullptr;
+  std::array<llvm::Value*, 3> program_id_{}, num_programs_{};
+  std::int64_t scratch_bytes_ = 0;
+
+  std::unordered_map<ir::ValueId, llvm::Value*> scalars_;
+  std::unordered_map<ir::ValueId, llvm::Value*> arrays_;
+  std::vector<LoopState> loops_;
+
+  // The chunk being computed: its row (rank-2 groups), first column and width.
+  llvm::Value* row_ = nullptr;
+  llvm::Value* col_ = nullptr;
+  int width_ = 1;
+  int current_group_ = -1;
+  std::map<std::pair<ir::ValueId, Coords>, Chunk> memo_;  // chunks computed for this position
+};
+
+}  // namespace tilejit::codegen::llvm_ir

@@ -1,0 +1,123 @@
+// Loads and stores. A chunk of pointers that is affine with stride 1 is one contiguous (masked)
+// vector access; a uniform pointer is one scalar access, made only when some lane's mask is
+// set; anything else is a masked gather or scatter. Masked-off lanes never touch memory.
+#include "codegen/llvm/lowering.h"
+
+namespace tilejit::codegen::llvm_ir {
+namespace {
+
+bool contiguous(const Chunk& c) { return c.kind == Chunk::Kind::affine && c.stride == 1; }
+bool uniform(const Chunk& c) {
+  return c.kind == Chunk::Kind::uniform || (c.kind == Chunk::Kind::affine && c.stride == 0);
+}
+
+}  // namespace
+
+Chunk Lowering::load_chunk(const ir::Op& op, Coords coords) {
+  const ir::Type& rt = type(op.results[0]);
+  const ir::Type& pt = type(op.operands[0]);
+  Chunk ptr = eval(op.operands[0], coords);
+  bool masked = op.attrs.has_mask;
+  Chunk mask = masked ? eval(op.operands[1], coords) : Chunk{};
+  llvm::Type* et = array_type(rt);
+  llvm::Align align(memory_bytes(rt));
+  auto other_scalar = [&]() -> llvm::Value* {
+    return op.attrs.has_other ? eval(op.operands[2], coords).value : llvm::Constant::getNullValue(value_type(rt));
+  };
+  auto other_vector = [&]() -> llvm::Value* {
+    if (op.attrs.has_other) return to_vector(eval(op.operands[2], coords), rt);
+    return llvm::Constant::getNullValue(llvm::FixedVectorType::get(value_type(rt), static_cast<unsigned>(width_)));
+  };
+  auto* vt = llvm::FixedVectorType::get(et, static_cast<unsigned>(width_));
+
+  if (uniform(ptr)) {
+    if (!masked) return {Chunk::Kind::uniform, from_memory(rt, b_.CreateAlignedLoad(et, ptr.value, align))};
+    bool lanes = mask.kind != Chunk::Kind::uniform;
+    llvm::Value* other = lanes ? nullptr : other_scalar();
+    llvm::Value* any = lanes ? b_.CreateOrReduce(mask.value) : mask.value;
+    llvm::BasicBlock* from = b_.GetInsertBlock();
+    auto* load_bb = llvm::BasicBlock::Create(*ctx_, "uniform_load", fn_);
+    auto* done_bb = llvm::BasicBlock::Create(*ctx_, "uniform_load_done", fn_);
+    b_.CreateCondBr(any, load_bb, done_bb);
+    b_.SetInsertPoint(load_bb);
+    llvm::Value* loaded = from_memory(rt, b_.CreateAlignedLoad(et, ptr.value, align));
+    b_.CreateBr(done_bb);
+    b_.SetInsertPoint(done_bb);
+    llvm::PHINode* phi = b_.CreatePHI(loaded->getType(), 2);
+    phi->addIncoming(loaded, load_bb);
+    phi->addIncoming(lanes ? llvm::Constant::getNullValue(loaded->getType()) : other, from);
+    if (!lanes) return {Chunk::Kind::uniform, phi};
+    llvm::Value* splat = b_.CreateVectorSplat(static_cast<unsigned>(width_), phi);
+    return {Chunk::Kind::vector, b_.CreateSelect(mask.value, splat, other_vector())};
+  }
+  llvm::Value* mask_vec = masked ? to_vector(mask, type(op.operands[1])) : nullptr;
+  if (contiguous(ptr)) {
+    if (!masked) return {Chunk::Kind::vector, from_memory(rt, b_.CreateAlignedLoad(vt, ptr.value, align))};
+    llvm::Value* v = b_.CreateMaskedLoad(vt, ptr.value, align, mask_vec, to_memory(rt, other_vector()));
+    return {Chunk::Kind::vector, from_memory(rt, v)};
+  }
+  llvm::Value* ptrs = to_vector(ptr, pt);
+  if (!mask_vec) mask_vec = llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b_.getInt1Ty(), width_));
+  llvm::Value* v = b_.CreateMaskedGather(vt, ptrs, align, mask_vec, to_memory(rt, other_vector()));
+  return {Chunk::Kind::vector, from_memory(rt, v)};
+}
+
+void Lowering::store_chunk(const ir::Op& op, Coords coords) {
+  const ir::Type& vt_ir = type(op.operands[1]);
+  Chunk ptr = eval(op.operands[0], coords);
+  llvm::Value* value = to_memory(vt_ir, to_vector(eval(op.operands[1], coords), vt_ir));
+  llvm::Value* mask = op.attrs.has_mask ? to_vector(eval(op.operands[2], coords), type(op.operands[2])) : nullptr;
+  llvm::Align align(memory_bytes(vt_ir));
+  if (contiguous(ptr)) {
+    if (mask) b_.CreateMaskedStore(value, ptr.value, align, mask);
+    else b_.CreateAlignedStore(value, ptr.value, align);
+    return;
+  }
+  // Lanes that share an address are written in lane order (the last one wins).
+  if (!mask) mask = llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b_.getInt1Ty(), width_));
+  b_.CreateMaskedScatter(value, to_vector(ptr, type(op.operands[0])), align, mask);
+}
+
+void Lowering::scalar_load(const ir::Op& op) {
+  const ir::Type& rt = type(op.results[0]);
+  llvm::Type* et = array_type(rt);
+  llvm::Align align(memory_bytes(rt));
+  llvm::Value* ptr = scalar(op.operands[0]);
+  if (!op.attrs.has_mask) {
+    scalars_[op.results[0]] = from_memory(rt, b_.CreateAlignedLoad(et, ptr, align));
+    return;
+  }
+  llvm::Value* other = op.attrs.has_other ? scalar(op.operands[2]) : llvm::Constant::getNullValue(value_type(rt));
+  llvm::BasicBlock* from = b_.GetInsertBlock();
+  auto* load_bb = llvm::BasicBlock::Create(*ctx_, "masked_load", fn_);
+  auto* done_bb = llvm::BasicBlock::Create(*ctx_, "masked_load_done", fn_);
+  b_.CreateCondBr(scalar(op.operands[1]), load_bb, done_bb);
+  b_.SetInsertPoint(load_bb);
+  llvm::Value* loaded = from_memory(rt, b_.CreateAlignedLoad(et, ptr, align));
+  b_.CreateBr(done_bb);
+  b_.SetInsertPoint(done_bb);
+  llvm::PHINode* phi = b_.CreatePHI(loaded->getType(), 2);
+  phi->addIncoming(loaded, load_bb);
+  phi->addIncoming(other, from);
+  scalars_[op.results[0]] = phi;
+}
+
+void Lowering::scalar_store(const ir::Op& op) {
+  const ir::Type& vt = type(op.operands[1]);
+  llvm::Value* ptr = scalar(op.operands[0]);
+  llvm::Value* value = to_memory(vt, scalar(op.operands[1]));
+  llvm::Align align(memory_bytes(vt));
+  if (!op.attrs.has_mask) {
+    b_.CreateAlignedStore(value, ptr, align);
+    return;
+  }
+  auto* store_bb = llvm::BasicBlock::Create(*ctx_, "masked_store", fn_);
+  auto* done_bb = llvm::BasicBlock::Create(*ctx_, "masked_store_done", fn_);
+  b_.CreateCondBr(scalar(op.operands[2]), store_bb, done_bb);
+  b_.SetInsertPoint(store_bb);
+  b_.CreateAlignedStore(value, ptr, align);
+  b_.CreateBr(done_bb);
+  b_.SetInsertPoint(done_bb);
+}
+
+}  // namespace tilejit::codegen::llvm_ir

@@ -1,0 +1,25 @@
+// The JIT's view of the CPU backend: IR -> LLVM IR (src/codegen/llvm) -> native code
+// (runtime/cpu). Every function exists in builds without LLVM, where those that need the
+// backend throw tilejit::Error saying it is unavailable.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ir/ir.h"
+#include "jit/compiled_kernel_impl.h"
+
+namespace tilejit::jit {
+
+/// Names the target in cache keys and metadata: host triple, CPU, features and LLVM version.
+std::string cpu_target();
+/// Generates LLVM IR for `f` and compiles it; fills the kernel's llvm stage, metadata and code.
+void compile_cpu(CompiledKernel::Impl& k, const ir::Function& f);
+/// The native assembly of a CPU kernel (its "asm" stage).
+std::string cpu_assembly(const CompiledKernel::Impl& k);
+/// Runs the grid; `params` is the CUDA launch packing.
+void launch_cpu(const CompiledKernel::Impl& k, const Grid& grid, void** params, int max_threads);
+/// A persistent grid for the CPU: a few programs per thread.
+std::uint64_t cpu_persistent_grid(std::uint64_t work_items);
+
+}  // namespace tilejit::jit

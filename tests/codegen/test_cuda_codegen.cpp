@@ -1,0 +1,230 @@
+// CUDA C generated for the example kernels: its shape (entry, launch bounds, #line, register
+// arrays indexed only by unrolled loops) and NVRTC compiling it for several targets, dtypes and
+// warp counts without spilling. None of this needs a GPU.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "example_kernels.h"
+#include "tilejit/error.h"
+#include "tilejit/kernel.h"
+
+using namespace tilejit;
+using examples::ExampleKernel;
+
+namespace {
+
+constexpr std::int64_t kRows = 8, kCols = 1000, kBlock = 1024;
+
+const CompiledKernel& compile_example(const ExampleKernel& e, DType dtype, const std::string& arch, int num_warps = 4,
+                                      std::int64_t block = kBlock, std::int64_t cols = kCols) {
+  auto args = e.arguments(kRows, cols, block, dtype);
+  return e.kernel->compile(args, {.num_warps = num_warps, .num_stages = 1, .arch = arch});
+}
+
+// Each kernel once (the registry also lists "softmax" as an alias).
+std::vector<const ExampleKernel*> distinct_examples() {
+  std::vector<const ExampleKernel*> out;
+  std::set<const KernelBase*> seen;
+  for (const auto& e : examples::example_kernels())
+    if (seen.insert(e.kernel).second) out.push_back(&e);
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(' ');
+  return b == std::string::npos ? "" : s.substr(b);
+}
+
+// [first, last] lines of `inline void <fn>(` ... `}` in a header.
+std::pair<int, int> function_lines(const std::vector<std::string>& file, const std::string& fn) {
+  int first = 0;
+  for (std::size_t i = 0; i < file.size(); ++i) {
+    if (!first && file[i].find("inline void " + fn + "(") != std::string::npos) first = static_cast<int>(i) + 1;
+    if (first && file[i] == "}") return {first, static_cast<int>(i) + 1};
+  }
+  return {0, 0};
+}
+
+}  // namespace
+
+TEST_CASE("every example kernel: extern \"C\" __global__ entry with __launch_bounds__(32 * num_warps)") {
+  for (const ExampleKernel* e : distinct_examples()) {
+    for (int warps : {4, 8}) {
+      CAPTURE(e->name);
+      CAPTURE(warps);
+      const CompiledKernel& k = compile_example(*e, DType::f32, "sm_90", warps);
+      const std::string& cuda = k.stage("cuda");
+      const std::string entry = k.metadata().entry_name;
+      CHECK(entry.rfind(e->kernel->name() + "_", 0) == 0);
+      std::string head =
+          "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(32 * warps) + ") " + entry + "(";
+      CHECK(cuda.find(head) != std::string::npos);
+      // One kernel per module.
+      CHECK(cuda.find("__global__") == cuda.rfind("__global__"));
+    }
+  }
+}
+
+TEST_CASE("every example kernel: #line directives point into the kernel's own function") {
+  const std::map<std::string, std::string> header = {{"softmax_simple", "softmax_seed.h"},
+                                                     {"softmax_persistent", "softmax_seed.h"},
+                                                     {"softmax_rows_2d", "softmax_rows_2d.h"},
+                                                     {"softmax_online", "softmax_online.h"},
+                                                     {"vector_add", "vector_add.h"}};
+  static const std::regex directive(R"re(^#line (\d+) "([^"]+)"$)re");
+  for (const ExampleKernel* e : distinct_examples()) {
+    const std::string name = e->kernel->name();
+    CAPTURE(name);
+    REQUIRE(header.count(name));
+    const std::string& cuda = compile_example(*e, DType::f16, "sm_90").stage("cuda");
+    int directives = 0;
+    std::set<int> lines;
+    for (const std::string& l : lines_of(cuda)) {
+      std::smatch m;
+      if (!std::regex_match(l, m, directive)) continue;
+      ++directives;
+      const std::string path = m[2].str();
+      CAPTURE(path);
+      CHECK(path.ends_with("examples/kernels/" + header.at(name)));
+      lines.insert(std::stoi(m[1].str()));
+      // The directive names a real file, and a line inside the kernel function.
+      std::ifstream file(path);
+      REQUIRE(file.good());
+      std::stringstream text;
+      text << file.rdbuf();
+      auto [first, last] = function_lines(lines_of(text.str()), name + "_kernel");
+      REQUIRE(first > 0);
+      CHECK(std::stoi(m[1].str()) > first);
+      CHECK(std::stoi(m[1].str()) < last);
+    }
+    CHECK(directives > 0);
+    CHECK(lines.size() >= 2);  // several source lines, not one stamp for the whole kernel
+  }
+}
+
+TEST_CASE("every example kernel: register arrays are indexed only by unrolled-loop constants") {
+  static const std::regex array_use(R"(\b(v\d+\w*)\[([^\]]*)\])");
+  static const std::regex allowed_index(R"(^[rk0-9|&~ ()]+$)");
+  static const std::regex counted_loop(R"(for \(int ([rks]) = \d+; \1 < (\w+); \+\+\1\))");
+  for (const ExampleKernel* e : distinct_examples()) {
+    for (DType t : {DType::f32, DType::bf16}) {
+      CAPTURE(e->name);
+      const std::string& cuda = compile_example(*e, t, "sm_90", 8).stage("cuda");
+      auto lines = lines_of(cuda);
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        CAPTURE(l);
+        for (auto it = std::sregex_iterator(l.begin(), l.end(), array_use); it != std::sregex_iterator(); ++it)
+          CHECK(std::regex_match((*it)[2].str(), allowed_index));
+        // Loops over registers run a compile-time number of times and are unrolled.
+        std::smatch m;
+        if (std::regex_search(l, m, counted_loop)) {
+          CHECK(
+              std::all_of(m[2].first, m[2].second, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }));
+          if (m[1].str() != "s") {
+            REQUIRE(i > 0);
+            CHECK(trim(lines[i - 1]) == "#pragma unroll");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("NVRTC compiles every example kernel for sm_80 and sm_90 at f32, f16 and bf16") {
+  for (const ExampleKernel& e : examples::example_kernels()) {
+    for (const char* arch : {"sm_80", "sm_90"}) {
+      for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+        CAPTURE(e.name);
+        CAPTURE(arch);
+        CAPTURE(dtype_name(t));
+        const CompiledKernel* k = nullptr;
+        try {
+          k = &compile_example(e, t, arch);
+        } catch (const CompileError& err) {
+          FAIL_CHECK("NVRTC rejected the kernel: " << err.what() << "\n" << err.log());
+          continue;
+        }
+        const auto& md = k->metadata();
+        CHECK(md.arch == arch);
+        const std::string& ptx = k->stage("ptx");
+        CHECK(ptx.find(".entry " + md.entry_name + "(") != std::string::npos);
+        CHECK(ptx.find(std::string(".target ") + arch) != std::string::npos);
+        CHECK(ptx.find(".maxntid 128, 1, 1") != std::string::npos);
+        const std::string& cubin = k->stage("cubin");
+        REQUIRE(cubin.size() > 4);
+        CHECK(cubin.substr(0, 4) ==
+              "\x7f"
+              "ELF");
+        // The IR sees the pointee type the arguments asked for.
+        CHECK(k->stage("ir").find(std::string("ptr<") + std::string(dtype_name(t)) + ">") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("seed softmax kernels keep everything in registers (no spills, no stack) at 8 warps") {
+  for (const char* name : {"softmax_simple", "softmax_persistent"}) {
+    const ExampleKernel& e = examples::find_example(name);
+    for (std::int64_t block : {1024, 4096, 16384}) {
+      CAPTURE(name);
+      CAPTURE(block);
+      const CompiledKernel& k = compile_example(e, DType::f32, "sm_90", 8, block, block);
+      const auto& md = k.metadata();
+      INFO("registers: " << md.registers);
+      CHECK(md.registers > 0);
+      CHECK(md.registers <= 255);
+      CHECK(md.spill_store_bytes == 0);
+      CHECK(md.spill_load_bytes == 0);
+      CHECK(md.stack_frame_bytes == 0);
+    }
+  }
+}
+
+TEST_CASE("softmax_rows_2d and softmax_online compile at 1, 2, 4, 8 and 16 warps") {
+  for (const char* name : {"softmax_rows_2d", "softmax_online"}) {
+    const ExampleKernel& e = examples::find_example(name);
+    for (std::int64_t block : {64, 1024}) {
+      for (int warps : {1, 2, 4, 8, 16}) {
+        CAPTURE(name);
+        CAPTURE(block);
+        CAPTURE(warps);
+        const CompiledKernel* k = nullptr;
+        try {
+          k = &compile_example(e, DType::f32, "sm_90", warps, block);
+        } catch (const CompileError& err) {
+          FAIL_CHECK("NVRTC rejected the kernel: " << err.what() << "\n" << err.log());
+          continue;
+        }
+        CHECK(k->metadata().num_warps == warps);
+        const std::string threads = std::to_string(32 * warps);
+        CHECK(k->stage("cuda").find("__launch_bounds__(" + threads + ")") != std::string::npos);
+        CHECK(k->stage("ptx").find(".maxntid " + threads + ", 1, 1") != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("an invalid num_warps is refused before code generation") {
+  const ExampleKernel& e = examples::find_example("vector_add");
+  for (int warps : {0, 3, 32}) {
+    CAPTURE(warps);
+    CHECK_THROWS_AS(compile_example(e, DType::f32, "sm_90", warps), Error);
+  }
+}

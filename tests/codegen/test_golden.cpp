@@ -1,0 +1,141 @@
+// Golden files: the lowered IR ("ir.lowered") and the CUDA C ("cuda") of the example kernels
+// must match tests/golden/<name>.ir and <name>.cu. Changing the output on purpose:
+//   TILEJIT_UPDATE_GOLDENS=1 ctest --test-dir build -R test_golden
+// then review the diff of tests/golden like any other change.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/softmax_online.h"
+#include "kernels/softmax_rows_2d.h"
+#include "kernels/softmax_seed.h"
+#include "kernels/vector_add.h"
+#include "tilejit/kernel.h"
+
+using namespace tilejit;
+namespace fs = std::filesystem;
+
+namespace {
+
+Pointer fake(DType t, int i) { return Pointer{0x100000u * static_cast<std::uint64_t>(i + 1), t}; }
+
+// Text that changes from run to run or machine to machine is replaced by placeholders: the
+// directory in #line directives, and the entry name's key hash (the key holds the kernel
+// function's address).
+std::string normalize(const std::string& text) {
+  static const std::regex line_path(R"re(#line (\d+) "(?:[^"]*/)?([^"/]+)")re");
+  static const std::regex entry_hash(R"(_[0-9a-f]{16}\b)");
+  std::string out = std::regex_replace(text, line_path, "#line $1 \"$2\"");
+  return std::regex_replace(out, entry_hash, "_<hash>");
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The first run of differing lines with a little context, in the style of a unified diff.
+std::string first_difference(const std::string& expected, const std::string& actual) {
+  auto a = split_lines(expected), b = split_lines(actual);
+  std::size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  auto differs = [&](std::size_t k) { return k >= a.size() || k >= b.size() || a[k] != b[k]; };
+  std::size_t end = i;
+  while (end < std::max(a.size(), b.size()) && end < i + 8 && differs(end)) ++end;
+  std::ostringstream out;
+  out << "--- golden\n+++ actual\n@@ first difference at line " << i + 1 << " (golden " << a.size() << " lines, actual "
+      << b.size() << ") @@\n";
+  for (std::size_t k = i >= 3 ? i - 3 : 0; k < i; ++k) out << " " << a[k] << "\n";
+  for (std::size_t k = i; k < std::min(a.size(), end); ++k) out << "-" << a[k] << "\n";
+  for (std::size_t k = i; k < std::min(b.size(), end); ++k) out << "+" << b[k] << "\n";
+  for (std::size_t k = end; k < std::min(a.size(), end + 2) && !differs(k); ++k) out << " " << a[k] << "\n";
+  return out.str();
+}
+
+bool updating() {
+  const char* v = std::getenv("TILEJIT_UPDATE_GOLDENS");
+  return v && std::string(v) == "1";
+}
+
+fs::path golden_dir() {
+  const char* root = std::getenv("TILEJIT_SOURCE_DIR");
+  REQUIRE_MESSAGE(root, "TILEJIT_SOURCE_DIR is not set (ctest sets it; when running by hand, export it)");
+  return fs::path(root) / "tests" / "golden";
+}
+
+void check_golden(const std::string& file, const std::string& produced) {
+  const fs::path path = golden_dir() / file;
+  const std::string actual = normalize(produced);
+  if (updating()) {
+    std::ofstream out(path, std::ios::binary);
+    out << actual;
+    REQUIRE_MESSAGE(out.good(), "could not write " << path.string());
+    MESSAGE("updated " << path.string());
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "missing golden " << path.string() << " (run with TILEJIT_UPDATE_GOLDENS=1)");
+  std::stringstream expected;
+  expected << in.rdbuf();
+  if (expected.str() != actual)
+    FAIL_CHECK(path.string() << " differs (TILEJIT_UPDATE_GOLDENS=1 rewrites it):\n"
+                             << first_difference(expected.str(), actual));
+}
+
+void check_kernel(const std::string& name, const CompiledKernel& k) {
+  CAPTURE(name);
+  check_golden(name + ".ir", k.stage("ir.lowered"));
+  check_golden(name + ".cu", k.stage("cuda"));
+}
+
+const CompileOptions kOptions{.num_warps = 4, .num_stages = 1, .arch = "sm_90"};
+
+}  // namespace
+
+TEST_CASE("normalization removes paths and hashes only") {
+  CHECK(normalize("#line 12 \"/a/b/softmax_seed.h\"\n") == "#line 12 \"softmax_seed.h\"\n");
+  CHECK(normalize("#line 3 \"vector_add.h\"") == "#line 3 \"vector_add.h\"");
+  CHECK(normalize("void softmax_simple_0123456789abcdef(float* v0)") == "void softmax_simple_<hash>(float* v0)");
+  CHECK(normalize("v16_acc_6[r] = 0x7f800000;") == "v16_acc_6[r] = 0x7f800000;");
+}
+
+TEST_CASE("golden: softmax_simple (BLOCK 1024, 4 warps, f32)") {
+  const auto& k =
+      examples::softmax_simple().compile({fake(DType::f32, 0), fake(DType::f32, 1), 1000, 1000, 1000, 1024}, kOptions);
+  check_kernel("softmax_simple", k);
+}
+
+TEST_CASE("golden: softmax_persistent (BLOCK 1024, 4 warps, f32, num_stages 2)") {
+  CompileOptions options = kOptions;
+  options.num_stages = 2;
+  const auto& k = examples::softmax_persistent().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), 1000, 1000, 64, 1000, 1024, 2}, options);
+  check_kernel("softmax_persistent", k);
+}
+
+TEST_CASE("golden: vector_add (BLOCK 1024, 4 warps, f32)") {
+  const auto& k = examples::vector_add().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 4096, 1024}, kOptions);
+  check_kernel("vector_add", k);
+}
+
+TEST_CASE("golden: softmax_rows_2d (BLOCK_COLS 64, ROWS 32, f32)") {
+  const auto& k = examples::softmax_rows_2d().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), 64, 64, 1000, 64, 32, 64}, kOptions);
+  check_kernel("softmax_rows_2d", k);
+}
+
+TEST_CASE("golden: softmax_online (BLOCK 1024, f16)") {
+  const auto& k =
+      examples::softmax_online().compile({fake(DType::f16, 0), fake(DType::f16, 1), 5000, 5000, 5000, 1024}, kOptions);
+  check_kernel("softmax_online", k);
+}

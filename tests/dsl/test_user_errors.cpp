@@ -1,0 +1,337 @@
+// One test case per user error: each must throw tilejit::UserError whose message names the
+// problem and whose location is the offending line of the kernel (or of the API call) in this
+// file. Each offending call is wrapped in HERE(), which records its line.
+#include <doctest/doctest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tilejit/error.h"
+#include "tilejit/kernel.h"
+#include "tilejit/tl.h"
+
+namespace tl = tilejit::tl;
+using tilejit::Arg;
+using tilejit::DType;
+using tilejit::UserError;
+
+namespace {
+
+unsigned g_line = 0;  // line of the offending call, recorded just before it runs
+
+// HERE(stmt) records stmt's line in g_line, then runs it: the expected location of the error.
+#define HERE(...)    \
+  g_line = __LINE__; \
+  __VA_ARGS__
+
+const tilejit::Pointer kX{0x10000, DType::f32};
+const tilejit::Pointer kY{0x20000, DType::f32};
+
+// Runs `action`; it must throw a UserError mentioning `fragment`, located at this file:`line`
+// (read after the action ran, since the kernel records it).
+template <class F>
+void expect_user_error(F&& action, const std::string& fragment, const unsigned& line) {
+  bool thrown = false;
+  try {
+    action();
+  } catch (const UserError& e) {
+    thrown = true;
+    INFO("what(): " << std::string(e.what()));
+    CHECK(e.problem().find(fragment) != std::string::npos);
+    CHECK(std::string_view(e.file()).ends_with("test_user_errors.cpp"));
+    CHECK(line != 0);
+    CHECK(e.line() == line);
+    // what() leads with file:line so compilers' error parsers pick it up.
+    CHECK(std::string(e.what()).find("test_user_errors.cpp:" + std::to_string(line) + ":") != std::string::npos);
+  }
+  CHECK_MESSAGE(thrown, "expected a tilejit::UserError mentioning '" << fragment << "'");
+}
+
+using KernelFn = void (*)(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr);
+
+// Compiles `fn` through the public API (tracing fails before NVRTC runs).
+void compile(KernelFn fn) {
+  g_line = 0;
+  tilejit::Kernel k("user_error_kernel", fn, {"x", "y", "n", "BLOCK"});
+  k.compile({kX, kY, 100, 16}, {.arch = "sm_90"});
+}
+
+// A correct kernel, for the launch-API errors.
+void copy_kernel(tl::Ptr x, tl::Ptr y, tl::Int n, tl::Constexpr BLOCK) {
+  auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
+  tl::store(y + offs, tl::load(x + offs, offs < n), offs < n);
+}
+
+// ---- kernels with one mistake each ----
+
+void shape_mismatch(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto a = tl::arange(0, 16);
+  auto b = tl::arange(0, 32);
+  HERE(auto c = a + b);
+}
+
+void arange_not_power_of_two(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) { HERE(auto r = tl::arange(0, 12)); }
+
+void arange_empty(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) { HERE(auto r = tl::arange(16, 16)); }
+
+void other_without_mask(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto offs = tl::arange(0, 16);
+  HERE(auto v = tl::load(x + offs, -tl::inf));
+}
+
+void float_plus_pointer(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) { HERE(auto p = x + 1.5); }
+
+void pointer_times_int(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) { HERE(auto p = x * 2); }
+
+void pointer_plus_pointer(tl::Ptr x, tl::Ptr y, tl::Int, tl::Constexpr) { HERE(auto p = x + y); }
+
+void bad_reduction_axis(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto r = tl::arange(0, 16);
+  HERE(auto s = tl::sum(r, 1));
+}
+
+void reduce_scalar(tl::Ptr, tl::Ptr, tl::Int n, tl::Constexpr) { HERE(auto m = tl::max(n, 0)); }
+
+void exp_of_integer(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto r = tl::arange(0, 16);
+  HERE(auto e = tl::exp(r));
+}
+
+void and_of_floats(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto v = tl::load(x + tl::arange(0, 16));
+  HERE(auto b = v & v);
+}
+
+void store_mask_not_boolean(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto offs = tl::arange(0, 16);
+  HERE(tl::store(x + offs, 1.0, offs));
+}
+
+void expand_dims_bad_axis(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto r = tl::arange(0, 16);
+  HERE(auto e = tl::expand_dims(r, 2));
+}
+
+void carried_changes_type(tl::Ptr x, tl::Ptr, tl::Int n, tl::Constexpr) {
+  tl::Tensor acc = tl::zeros({16}, DType::f32);
+  tl::for_range(0, n, [&](tl::Int) { HERE(acc = acc.to(DType::f16)); });
+  tl::store(x + tl::arange(0, 16), acc);
+}
+
+// The same through a copy assignment: the error points where the new value was computed.
+void carried_changes_type_by_copy(tl::Ptr x, tl::Ptr, tl::Int n, tl::Constexpr) {
+  tl::Tensor acc = tl::zeros({16}, DType::f32);
+  tl::for_range(0, n, [&](tl::Int) {
+    HERE(tl::Tensor half = acc.to(DType::f16));
+    acc = half;
+  });
+  tl::store(x + tl::arange(0, 16), acc);
+}
+
+// The new value is not computed in the loop: it is an f16 block from before it.
+void carried_assigned_other_type(tl::Ptr x, tl::Ptr, tl::Int n, tl::Constexpr) {
+  tl::Tensor acc = tl::zeros({16}, DType::f32);
+  tl::Tensor half = tl::zeros({16}, DType::f16);
+  tl::for_range(0, n, [&](tl::Int) { HERE(acc = half); });
+  tl::store(x + tl::arange(0, 16), acc);
+}
+
+void value_escapes_loop(tl::Ptr x, tl::Ptr, tl::Int n, tl::Constexpr) {
+  std::optional<tl::Tensor> inner;
+  tl::for_range(0, n, [&](tl::Int i) { inner.emplace(i * 2); });
+  HERE(tl::store(x, *inner));
+}
+
+void escaped_value_copied(tl::Ptr x, tl::Ptr, tl::Int n, tl::Constexpr) {
+  std::optional<tl::Tensor> inner;
+  tl::for_range(0, n, [&](tl::Int i) { inner.emplace(i * 2); });
+  tl::Tensor copy = *inner;  // copying is not a use: the error comes where the copy is used
+  HERE(tl::store(x, copy));
+}
+
+void escaped_value_moved(tl::Ptr x, tl::Ptr, tl::Int n, tl::Constexpr) {
+  std::optional<tl::Tensor> inner;
+  tl::for_range(0, n, [&](tl::Int i) { inner.emplace(i * 2); });
+  HERE(tl::Tensor moved = std::move(*inner));
+  tl::store(x, moved);
+}
+
+void load_not_pointer(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto offs = tl::arange(0, 16);
+  HERE(auto v = tl::load(offs));
+}
+
+void where_not_boolean(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto offs = tl::arange(0, 16);
+  HERE(auto v = tl::where(offs, 1.0, 2.0));
+}
+
+void float_loop_bound(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  HERE(tl::for_range(0, 10.5, [&](tl::Int) {}));
+}
+
+}  // namespace
+
+TEST_CASE("shape mismatch in a binary op") {
+  expect_user_error([] { compile(shape_mismatch); }, "shape mismatch", g_line);
+}
+
+TEST_CASE("arange whose length is not a power of two") {
+  expect_user_error([] { compile(arange_not_power_of_two); }, "power of two", g_line);
+}
+
+TEST_CASE("arange with end <= start") {
+  expect_user_error([] { compile(arange_empty); }, "end must be greater than start", g_line);
+}
+
+TEST_CASE("load(ptrs, other) without a mask says that other needs a mask") {
+  expect_user_error([] { compile(other_without_mask); }, "'other'", g_line);
+  expect_user_error([] { compile(other_without_mask); }, "mask is required", g_line);
+}
+
+TEST_CASE("a float added to a pointer") {
+  expect_user_error([] { compile(float_plus_pointer); }, "floating-point", g_line);
+}
+
+TEST_CASE("pointer * int") {
+  expect_user_error([] { compile(pointer_times_int); }, "operator * is not defined for pointers", g_line);
+}
+
+TEST_CASE("two pointers added") {
+  expect_user_error([] { compile(pointer_plus_pointer); }, "cannot add two pointers", g_line);
+}
+
+TEST_CASE("reduction over an axis the block does not have") {
+  expect_user_error([] { compile(bad_reduction_axis); }, "axis 1 is out of range", g_line);
+}
+
+TEST_CASE("reduction of a scalar") {
+  expect_user_error([] { compile(reduce_scalar); }, "needs a block", g_line);
+}
+
+TEST_CASE("exp of an integer") {
+  expect_user_error([] { compile(exp_of_integer); }, "exp needs a floating-point operand", g_line);
+}
+
+TEST_CASE("bitwise & on floats") {
+  expect_user_error([] { compile(and_of_floats); }, "needs integer or boolean operands", g_line);
+}
+
+TEST_CASE("store with a mask that is not boolean") {
+  expect_user_error([] { compile(store_mask_not_boolean); }, "mask must be boolean", g_line);
+}
+
+TEST_CASE("expand_dims with an axis beyond the rank") {
+  expect_user_error([] { compile(expand_dims_bad_axis); }, "axis 2 is out of range", g_line);
+}
+
+TEST_CASE("a loop-carried value that changes type") {
+  expect_user_error([] { compile(carried_changes_type); }, "changes type", g_line);
+}
+
+TEST_CASE("a loop-carried value that changes type (copy assignment)") {
+  expect_user_error([] { compile(carried_changes_type_by_copy); }, "changes type", g_line);
+}
+
+TEST_CASE("a loop-carried value assigned an outer value of another type") {
+  expect_user_error([] { compile(carried_assigned_other_type); }, "changes type", g_line);
+}
+
+TEST_CASE("a value computed in a loop body used after the loop") {
+  expect_user_error([] { compile(value_escapes_loop); }, "for_range body that has ended", g_line);
+}
+
+TEST_CASE("a value computed in a loop body copied after the loop") {
+  expect_user_error([] { compile(escaped_value_copied); }, "for_range body that has ended", g_line);
+}
+
+TEST_CASE("a value computed in a loop body moved after the loop: UserError, not std::terminate") {
+  // Guards against a noexcept move that throws (std::terminate): run in a child process.
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::signal(SIGABRT, SIG_DFL);  // not doctest's crash report: the parent reports
+    rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);  // and no core file
+    int code = 2;  // 0 right error, 1 wrong message or location, 2 nothing thrown, 3 another exception
+    try {
+      compile(escaped_value_moved);
+    } catch (const UserError& e) {
+      // The move itself, or the next use of the moved-to Tensor, are both fair places to report.
+      bool where = std::string_view(e.file()).ends_with("test_user_errors.cpp") &&
+                   (e.line() == g_line || e.line() == g_line + 1);
+      code = e.problem().find("for_range body that has ended") != std::string::npos && where ? 0 : 1;
+    } catch (...) {
+      code = 3;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK_MESSAGE(WIFEXITED(status),
+                "the child was killed by signal " << WTERMSIG(status) << " (SIGABRT: std::terminate)");
+  if (WIFEXITED(status)) CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("load from something that is not a pointer") {
+  expect_user_error([] { compile(load_not_pointer); }, "must be pointers", g_line);
+}
+
+TEST_CASE("where with a condition that is not boolean") {
+  expect_user_error([] { compile(where_not_boolean); }, "condition must be boolean", g_line);
+}
+
+TEST_CASE("for_range with a floating-point bound") {
+  expect_user_error([] { compile(float_loop_bound); }, "must be an integer", g_line);
+}
+
+TEST_CASE("a DSL op called outside a kernel trace") {
+  expect_user_error([] { HERE((void)tl::arange(0, 16)); }, "only run while a kernel is traced", g_line);
+  // A failed trace leaves no tracer behind either.
+  CHECK_THROWS_AS(compile(shape_mismatch), UserError);
+  expect_user_error([] { HERE((void)tl::program_id(0)); }, "only run while a kernel is traced", g_line);
+}
+
+TEST_CASE("wrong number of launch arguments") {
+  tilejit::Kernel k("copy", copy_kernel, {"x", "y", "n", "BLOCK"});
+  expect_user_error([&] { HERE(k.compile({kX, kY, 100})); }, "takes 4 arguments", g_line);
+  CHECK(k.compile_count() == 0);
+}
+
+TEST_CASE("a pointer given for a tl::Int parameter") {
+  tilejit::Kernel k("copy", copy_kernel, {"x", "y", "n", "BLOCK"});
+  expect_user_error([&] { HERE(k.compile({kX, kY, kX, 16})); }, "'n'", g_line);
+  expect_user_error([&] { HERE(k.compile({kX, kY, kX, 16})); }, "must be an integer (tl::Int), got a pointer", g_line);
+}
+
+TEST_CASE("an integer given for a tl::Ptr parameter") {
+  tilejit::Kernel k("copy", copy_kernel, {"x", "y", "n", "BLOCK"});
+  expect_user_error(
+      [&] {
+        HERE(k.compile({kX, 4096, 100, 16}));
+      },
+      "must be a pointer (tl::Ptr), got an integer", g_line);
+}
+
+TEST_CASE("a float given for a tl::Constexpr parameter") {
+  tilejit::Kernel k("copy", copy_kernel, {"x", "y", "n", "BLOCK"});
+  expect_user_error(
+      [&] {
+        HERE(k.compile({kX, kY, 100, 16.0}));
+      },
+      "must be a compile-time integer (tl::Constexpr)", g_line);
+}
+
+TEST_CASE("launching a compiled kernel with another constexpr value") {
+  tilejit::Kernel k("copy", copy_kernel, {"x", "y", "n", "BLOCK"});
+  const tilejit::CompiledKernel& c = k.compile({kX, kY, 100, 16}, {.arch = "sm_90"});
+  // Rejected while checking the arguments, before any driver call: no GPU needed.
+  expect_user_error([&] { HERE(c.launch({1}, {kX, kY, 100, 32})); }, "compiled for BLOCK = 16, got 32", g_line);
+}

@@ -1,0 +1,23 @@
+#include "kernel_test.h"
+
+#include <limits>
+
+namespace tilejit::testing {
+
+std::vector<float> softmax_input(std::int64_t rows, std::int64_t cols, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.f, 3.f);
+  std::vector<float> x(static_cast<std::size_t>(rows * cols));
+  for (auto& v : x) v = normal(rng);
+  const float inf = std::numeric_limits<float>::infinity();
+  auto at = [&](std::int64_t r, std::int64_t c) -> float& { return x[static_cast<std::size_t>(r * cols + c)]; };
+  if (rows > 1)
+    for (std::int64_t c = 0; c < cols; c += 3) at(1, c) = -inf;  // row 1: some -inf
+  if (rows > 2)
+    for (std::int64_t c = 0; c < cols; ++c) at(2, c) *= 1e4f;  // row 2: large
+  if (rows > 3 && cols > 1)
+    for (std::int64_t c = 0; c < cols; ++c) at(3, c) = -inf;  // row 3: all -inf
+  return x;
+}
+
+}  // namespace tilejit::testing

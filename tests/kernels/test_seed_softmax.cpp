@@ -1,0 +1,165 @@
+// The seed softmax kernels and the other examples against float64 references, on the backend
+// this binary runs (kernel_test.h).
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <random>
+
+#include "example_kernels.h"
+#include "kernel_test.h"
+#include "kernels/softmax_online.h"
+#include "kernels/softmax_rows_2d.h"
+#include "kernels/softmax_seed.h"
+#include "kernels/vector_add.h"
+#include "softmax_reference.h"
+
+using namespace tilejit;
+using namespace tilejit::testing;
+
+namespace {
+
+// Exact encodings of values representable in the type (normal range), and general decodings.
+std::uint16_t to_bf16_bits(float v) { return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16); }
+std::uint16_t to_f16_bits(float v) {
+  std::uint32_t u = std::bit_cast<std::uint32_t>(v);
+  auto sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+  if ((u & 0x7fffffffu) == 0) return sign;
+  int e = static_cast<int>((u >> 23) & 0xffu) - 127;
+  return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(e + 15) << 10 | ((u >> 13) & 0x3ffu));
+}
+float from_bf16_bits(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
+float from_f16_bits(std::uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  float v = e == 0    ? std::ldexp(static_cast<float>(m), -24)
+            : e == 31 ? (m ? std::nanf("") : INFINITY)
+                      : std::ldexp(1.0f + static_cast<float>(m) / 1024.0f, e - 15);
+  return (h & 0x8000) ? -v : v;
+}
+
+int seed_warps(std::int64_t block) { return block >= 4096 ? 16 : block >= 2048 ? 8 : 4; }
+
+void check_softmax(std::int64_t rows, std::int64_t cols) {
+  CAPTURE(rows);
+  CAPTURE(cols);
+  std::int64_t block = examples::next_power_of_two(cols);
+  auto host = softmax_input(rows, cols, static_cast<unsigned>(rows * 131 + cols));
+  auto ref = examples::softmax_reference(host, rows, cols, cols);
+  Buffer in = buffer(DType::f32, host.size()), out = buffer(DType::f32, host.size());
+  in.upload(host);
+  for (const char* which : {"simple", "persistent"}) {
+    CAPTURE(which);
+    out.fill_bytes(0xff);  // NaN: unwritten outputs cannot pass
+    auto opts = options(seed_warps(block), 2);
+    if (std::string(which) == "simple") {
+      examples::softmax_simple().launch({static_cast<std::uint64_t>(rows)}, {out, in, cols, cols, cols, block}, opts);
+    } else {
+      std::vector<Arg> args{out, in, cols, cols, rows, cols, block, 2};
+      const auto& k = examples::softmax_persistent().compile(args, compile_options(opts.num_warps, 2));
+      k.launch({persistent_grid(k, static_cast<std::uint64_t>(rows))}, args, opts);
+    }
+    finish();
+    auto cmp = examples::compare_rows(out.download<float>(), ref, rows, cols, cols);
+    CAPTURE(cmp.worst_row);
+    CHECK(cmp.nan_mismatches == 0);
+    CHECK(cmp.max_rel_error <= 1e-5);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("seed softmax kernels match float64 for every shape") {
+  const std::int64_t all_cols[] = {1, 2, 31, 32, 33, 127, 1000, 1024, 4097, 16384};
+  for (std::int64_t rows : {1, 7})
+    for (std::int64_t cols : all_cols) check_softmax(rows, cols);
+  // The tall shapes with every width take minutes on a 2-core CPU (the float64 reference and the
+  // random inputs dominate), so the CPU run covers them with a subset of widths that still spans
+  // one element, odd widths, a power of two and a row wider than 4096; the GPU runs all of them.
+  for (std::int64_t rows : {4096, 4099})
+    for (std::int64_t cols : all_cols) {
+      bool subset = cols == 1 || cols == 33 || cols == 1024 || cols == 4097;
+      if (backend() == Backend::cuda || subset) check_softmax(rows, cols);
+    }
+}
+
+TEST_CASE("vector add") {
+  for (std::int64_t n : {1, 1000, (1 << 20) + 3}) {
+    CAPTURE(n);
+    auto x = random_floats(static_cast<std::size_t>(n), -10.f, 10.f, static_cast<unsigned>(n));
+    auto y = random_floats(static_cast<std::size_t>(n), -10.f, 10.f, static_cast<unsigned>(n + 1));
+    Buffer bx = buffer(DType::f32, x.size()), by = buffer(DType::f32, y.size()), bo = buffer(DType::f32, x.size());
+    bx.upload(x);
+    by.upload(y);
+    bo.fill_bytes(0xff);
+    examples::vector_add().launch({static_cast<std::uint64_t>(cdiv(n, 256))}, {bx, by, bo, n, 256}, options());
+    finish();
+    auto out = bo.download<float>();
+    std::int64_t bad = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) bad += out[i] != x[i] + y[i];
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("2-D many-rows softmax and online softmax match float64") {
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {37, 20}, {1000, 64}, {513, 100}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    auto host = softmax_input(rows, cols, 99);
+    Buffer in = buffer(DType::f32, host.size()), out = buffer(DType::f32, host.size());
+    in.upload(host);
+    out.fill_bytes(0xff);
+    std::int64_t block = examples::next_power_of_two(cols), per = std::max<std::int64_t>(1, 1024 / block);
+    examples::softmax_rows_2d().launch({static_cast<std::uint64_t>(cdiv(rows, per))},
+                                       {out, in, cols, cols, rows, cols, per, block}, options());
+    finish();
+    auto cmp = examples::compare_rows(out.download<float>(), examples::softmax_reference(host, rows, cols, cols), rows,
+                                      cols, cols);
+    CHECK(cmp.nan_mismatches == 0);
+    CHECK(cmp.max_rel_error <= 1e-5);
+  }
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {5, 3000}, {64, 65536}, {3, 100003}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    auto host = softmax_input(rows, cols, 7);
+    Buffer in = buffer(DType::f32, host.size()), out = buffer(DType::f32, host.size());
+    in.upload(host);
+    out.fill_bytes(0xff);
+    examples::softmax_online().launch({static_cast<std::uint64_t>(rows)}, {out, in, cols, cols, cols, 1024},
+                                      options(8));
+    finish();
+    auto cmp = examples::compare_rows(out.download<float>(), examples::softmax_reference(host, rows, cols, cols), rows,
+                                      cols, cols);
+    CHECK(cmp.nan_mismatches == 0);
+    CHECK(cmp.max_rel_error <= 1e-5);
+  }
+}
+
+TEST_CASE("seed softmax on f16 and bf16 inputs") {
+  // Inputs k/64 with |k| < 256 are exact in both types; every op then rounds to the type, so
+  // the tolerance is the type's.
+  for (DType t : {DType::f16, DType::bf16}) {
+    CAPTURE(dtype_name(t));
+    const std::int64_t rows = 9, cols = 300, block = 512;
+    std::mt19937 rng(21);
+    std::uniform_int_distribution<int> k(-255, 255);
+    std::vector<float> host(static_cast<std::size_t>(rows * cols));
+    std::vector<std::uint16_t> bits(host.size());
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      host[i] = static_cast<float>(k(rng)) / 64.0f;
+      bits[i] = t == DType::bf16 ? to_bf16_bits(host[i]) : to_f16_bits(host[i]);
+    }
+    Buffer in = buffer(t, host.size()), out = buffer(t, host.size());
+    in.upload(bits);
+    out.fill_bytes(0xff);
+    examples::softmax_simple().launch({static_cast<std::uint64_t>(rows)}, {out, in, cols, cols, cols, block},
+                                      options());
+    finish();
+    auto got_bits = out.download<std::uint16_t>();
+    std::vector<float> got(got_bits.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      got[i] = t == DType::bf16 ? from_bf16_bits(got_bits[i]) : from_f16_bits(got_bits[i]);
+    auto cmp = examples::compare_rows(got, examples::softmax_reference(host, rows, cols, cols), rows, cols, cols);
+    CHECK(cmp.nan_mismatches == 0);
+    CHECK(cmp.max_rel_error <= (t == DType::f16 ? 2e-3 : 1.6e-2));
+  }
+}
