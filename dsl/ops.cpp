@@ -46,10 +46,11 @@ Tensor pointer_offset(const Operand& ptr, const Operand& offset, bool subtract, 
                     loc);
   int off = detail::value_of(tr, offset);
   if (!tr.type(off).is_int() && !tr.type(off).is_bool())
-    throw UserError(fmt::format("cannot {} a {} value ({}) {} a pointer ({}); offsets must be integers",
-                                subtract ? "subtract" : "add", tr.type(off).is_float() ? "floating-point" : "non-integer",
-                                describe(tr, off), subtract ? "from" : "to", describe(tr, p)),
-                    loc);
+    throw UserError(
+        fmt::format("cannot {} a {} value ({}) {} a pointer ({}); offsets must be integers",
+                    subtract ? "subtract" : "add", tr.type(off).is_float() ? "floating-point" : "non-integer",
+                    describe(tr, off), subtract ? "from" : "to", describe(tr, p)),
+        loc);
   if (tr.type(off).is_bool()) off = detail::cast_value(tr, off, DType::i32, loc);
   auto& b = tr.at(loc);
   if (subtract) off = b.unary(OpKind::neg, off);
@@ -89,7 +90,8 @@ Tensor reduction(ir::ReduceKind kind, const char* name, const Operand& x, int ax
   int v = detail::value_of(tr, x);
   const auto& t = tr.type(v);
   if (t.is_ptr) throw UserError(fmt::format("{}: cannot reduce pointers ({})", name, describe(tr, v)), x.loc());
-  if (t.is_scalar()) throw UserError(fmt::format("{}: needs a block, got the scalar {}", name, describe(tr, v)), x.loc());
+  if (t.is_scalar())
+    throw UserError(fmt::format("{}: needs a block, got the scalar {}", name, describe(tr, v)), x.loc());
   if (axis < 0 || axis >= t.rank())
     throw UserError(fmt::format("{}: axis {} is out of range for {} (rank {})", name, axis, describe(tr, v), t.rank()),
                     x.loc());
@@ -159,7 +161,8 @@ Tensor arange(std::int64_t start, std::int64_t end, std::source_location loc) {
   if (end <= start) throw UserError(fmt::format("arange({}, {}): end must be greater than start", start, end), loc);
   if (!ir::is_power_of_two(n))
     throw UserError(fmt::format("arange({}, {}): the length {} must be a power of two", start, end, n), loc);
-  if (n > (1 << 20)) throw UserError(fmt::format("arange({}, {}): blocks are limited to 2^20 elements", start, end), loc);
+  if (n > (1 << 20))
+    throw UserError(fmt::format("arange({}, {}): blocks are limited to 2^20 elements", start, end), loc);
   if (start < INT32_MIN || end > INT32_MAX)
     throw UserError(fmt::format("arange({}, {}): bounds must fit in i32", start, end), loc);
   return tr.make(tr.at(loc).arange(start, end));
@@ -167,7 +170,8 @@ Tensor arange(std::int64_t start, std::int64_t end, std::source_location loc) {
 
 Tensor full(const Shape& shape, const Operand& value, DType dtype) {
   Tracer& tr = tracer(value);
-  if (shape.size() > 2) throw UserError(fmt::format("full: rank {} blocks are not supported (at most 2)", shape.size()), value.loc());
+  if (shape.size() > 2)
+    throw UserError(fmt::format("full: rank {} blocks are not supported (at most 2)", shape.size()), value.loc());
   for (auto e : shape)
     if (!ir::is_power_of_two(e))
       throw UserError(fmt::format("full: every extent must be a power of two, got {}", ir::shape_string(shape)),
@@ -232,8 +236,9 @@ Tensor expand_dims(const Operand& x, int axis) {
   int v = detail::value_of(tr, x);
   int rank = tr.type(v).rank();
   if (axis < 0 || axis > rank)
-    throw UserError(fmt::format("expand_dims: axis {} is out of range for {} (valid: 0..{})", axis, describe(tr, v), rank),
-                    x.loc());
+    throw UserError(
+        fmt::format("expand_dims: axis {} is out of range for {} (valid: 0..{})", axis, describe(tr, v), rank),
+        x.loc());
   if (rank >= 2) throw UserError(fmt::format("expand_dims: {} would exceed rank 2", describe(tr, v)), x.loc());
   return tr.make(tr.at(x.loc()).expand_dims(v, axis));
 }

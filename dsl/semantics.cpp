@@ -78,9 +78,9 @@ int value_as(Tracer& tr, const Operand& o, DType dtype) {
                              : b.constant_int(dtype, o.int_value());
     case Operand::Kind::float_literal:
       if (!is_float(dtype))
-        throw UserError(fmt::format("the floating-point number {} cannot be used as {}", o.float_value(),
-                                    dtype_name(dtype)),
-                        o.loc());
+        throw UserError(
+            fmt::format("the floating-point number {} cannot be used as {}", o.float_value(), dtype_name(dtype)),
+            o.loc());
       return b.constant_float(dtype, o.float_value());
   }
   throw InternalError("bad operand kind");
@@ -100,9 +100,8 @@ ir::Shape broadcast_shapes(Tracer& tr, int a, int b, const std::source_location&
     std::int64_t ea = i < rank - sa.size() ? 1 : sa[i - (rank - sa.size())];
     std::int64_t eb = i < rank - sb.size() ? 1 : sb[i - (rank - sb.size())];
     if (ea != eb && ea != 1 && eb != 1)
-      throw UserError(fmt::format("shape mismatch: {} and {} cannot be broadcast together", describe(tr, a),
-                                  describe(tr, b)),
-                      loc);
+      throw UserError(
+          fmt::format("shape mismatch: {} and {} cannot be broadcast together", describe(tr, a), describe(tr, b)), loc);
     out[i] = std::max(ea, eb);
   }
   return out;
@@ -114,16 +113,14 @@ int broadcast_value(Tracer& tr, int v, const ir::Shape& shape, const std::source
   auto& b = tr.at(loc);
   if (t.is_scalar()) return b.splat(v, shape);
   if (t.shape.size() > shape.size())
-    throw UserError(fmt::format("cannot broadcast {} to the lower-rank shape {}", describe(tr, v),
-                                ir::shape_string(shape)),
-                    loc);
+    throw UserError(
+        fmt::format("cannot broadcast {} to the lower-rank shape {}", describe(tr, v), ir::shape_string(shape)), loc);
   while (tr.type(v).shape.size() < shape.size()) v = b.expand_dims(v, 0);
   const auto& s = tr.type(v).shape;
   for (std::size_t i = 0; i < shape.size(); ++i)
     if (s[i] != shape[i] && s[i] != 1)
-      throw UserError(fmt::format("shape mismatch: {} cannot be broadcast to {}", describe(tr, v),
-                                  ir::shape_string(shape)),
-                      loc);
+      throw UserError(
+          fmt::format("shape mismatch: {} cannot be broadcast to {}", describe(tr, v), ir::shape_string(shape)), loc);
   return tr.type(v).shape == shape ? v : b.broadcast(v, shape);
 }
 

@@ -11,7 +11,8 @@ std::int64_t param_constexpr(int index) {
   return Tracer::current(std::source_location::current()).param_constexpr(index);
 }
 
-ir::Function trace_kernel(const std::string& name, std::vector<TraceParam> params, const std::function<void()>& invoke) {
+ir::Function trace_kernel(const std::string& name, std::vector<TraceParam> params,
+                          const std::function<void()>& invoke) {
   Tracer tracer(name, std::move(params));
   invoke();
   ir::Function f = tracer.finish();

@@ -26,7 +26,7 @@ Tracer::Tracer(std::string kernel_name, std::vector<TraceParam> params)
     }
     ir::Type t = p.kind == TraceParam::Kind::pointer ? ir::Type::pointer(p.dtype) : ir::Type::scalar(p.dtype);
     int v = fn_.new_value(t);
-    fn_.params.push_back({p.name, v});
+    fn_.params.push_back({p.name, v, p.divisibility});
     param_values_.push_back(v);
   }
   sync_value_frames();
@@ -131,7 +131,12 @@ void Tracer::forget(const Tensor& t) {
 
 void Tracer::copy_into(Tensor& dst, const Tensor& src) { write(dst, peek(src)); }
 
-Tensor Tracer::param_tensor(int index) { return make(param_values_.at(static_cast<std::size_t>(index))); }
+Tensor Tracer::param_tensor(int index) {
+  const TraceParam& p = params_.at(static_cast<std::size_t>(index));
+  // An integer known to be 1 (strides of contiguous rows, say) folds into the code.
+  if (p.kind == TraceParam::Kind::integer && p.equals_one) return make(builder_.constant_int(p.dtype, 1));
+  return make(param_values_.at(static_cast<std::size_t>(index)));
+}
 
 std::int64_t Tracer::param_constexpr(int index) const {
   return params_.at(static_cast<std::size_t>(index)).constexpr_value;

@@ -23,6 +23,8 @@ struct TraceParam {
   Kind kind = Kind::integer;
   DType dtype = DType::i32;  // pointee type for pointers; value type for scalars
   std::int64_t constexpr_value = 0;
+  std::int64_t divisibility = 1;  // pointers: address alignment in bytes; integers: value
+  bool equals_one = false;        // integers specialized on the value 1 trace as a constant
 };
 
 class Tracer {
@@ -87,8 +89,8 @@ class Tracer {
   std::vector<TraceParam> params_;
   std::vector<int> param_values_;
   std::vector<std::unique_ptr<Frame>> frames_;  // open loop bodies, outermost first
-  std::vector<std::uint32_t> value_frame_;   // frame serial that defined each value
-  std::vector<std::uint32_t> active_serials_;  // root (0), then each open frame
+  std::vector<std::uint32_t> value_frame_;      // frame serial that defined each value
+  std::vector<std::uint32_t> active_serials_;   // root (0), then each open frame
   std::uint32_t next_serial_ = 1;
   std::uint32_t id_;
   Tracer* previous_;

@@ -12,7 +12,7 @@ std::vector<double> softmax_reference(const std::vector<float>& in, std::int64_t
                                       std::int64_t stride);
 
 struct Comparison {
-  double max_rel_error = 0;  // max over rows of ||out - ref|| / ||ref||
+  double max_rel_error = 0;         // max over rows of ||out - ref|| / ||ref||
   std::int64_t nan_mismatches = 0;  // elements where exactly one of out/ref is NaN
   std::int64_t worst_row = -1;
 };

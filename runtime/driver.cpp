@@ -79,13 +79,11 @@ void load(DriverState& s) {
 
   Driver& d = s.driver;
   std::string missing;
-#define TILEJIT_DRIVER_LOOKUP(name)                    \
-  {                                                    \
-    void* fn = nullptr;                                \
-    if (lookup(#name, &fn) != CUDA_SUCCESS || !fn)     \
-      missing += missing.empty() ? #name : ", " #name; \
-    else                                               \
-      d.name = reinterpret_cast<decltype(d.name)>(fn); \
+#define TILEJIT_DRIVER_LOOKUP(name)                                                                 \
+  {                                                                                                 \
+    void* fn = nullptr;                                                                             \
+    if (lookup(#name, &fn) != CUDA_SUCCESS || !fn) missing += missing.empty() ? #name : ", " #name; \
+    else d.name = reinterpret_cast<decltype(d.name)>(fn);                                           \
   }
   TILEJIT_DRIVER_FUNCTIONS(TILEJIT_DRIVER_LOOKUP)
 #undef TILEJIT_DRIVER_LOOKUP

@@ -54,8 +54,9 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
   Timing t;
   for (int i = 0; i < options.reps; ++i) {
     float ms = 0;
-    rt::check(d.cuEventElapsedTime(&ms, starts[static_cast<std::size_t>(i)].get(), ends[static_cast<std::size_t>(i)].get()),
-              "cuEventElapsedTime");
+    rt::check(
+        d.cuEventElapsedTime(&ms, starts[static_cast<std::size_t>(i)].get(), ends[static_cast<std::size_t>(i)].get()),
+        "cuEventElapsedTime");
     t.samples_ms.push_back(ms);
   }
   std::vector<double> sorted = t.samples_ms;

@@ -15,8 +15,8 @@ inline void softmax_rows_2d_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, t
   auto rows = tl::program_id(0) * ROWS + tl::arange(0, ROWS);
   auto cols = tl::arange(0, BLOCK_COLS);
   auto mask = (rows(tl::all, tl::newaxis) < n_rows) & (cols(tl::newaxis, tl::all) < n_cols);
-  auto x = tl::load(in + rows(tl::all, tl::newaxis) * in_stride + cols(tl::newaxis, tl::all), mask, -tl::inf)
-               .to(DType::f32);
+  auto x =
+      tl::load(in + rows(tl::all, tl::newaxis) * in_stride + cols(tl::newaxis, tl::all), mask, -tl::inf).to(DType::f32);
   auto shifted = x - tl::max(x, 1)(tl::all, tl::newaxis);
   auto numerator = tl::exp(shifted);
   auto result = numerator / tl::sum(numerator, 1)(tl::all, tl::newaxis);

@@ -218,6 +218,13 @@ Tensor param_tensor(int index);
 std::int64_t param_constexpr(int index);
 }  // namespace tl::detail
 
+/// Per-kernel settings.
+struct KernelOptions {
+  /// Parameters exempt from argument specialization: no 16-byte alignment, divisible-by-16
+  /// or ==1 facts are derived for them (fewer recompiles when such values vary a lot).
+  std::vector<std::string> do_not_specialize;
+};
+
 /// A DSL function and its cache of compiled specializations. Not copyable; thread-safe.
 class KernelBase {
  public:
@@ -249,7 +256,7 @@ class KernelBase {
 
  protected:
   KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,
-             const void* identity, std::function<void()> invoke);
+             const KernelOptions& options, const void* identity, std::function<void()> invoke);
 
  private:
   std::unique_ptr<Impl> impl_;
@@ -261,8 +268,8 @@ template <class... Params>
 class Kernel : public KernelBase {
  public:
   using Function = void (*)(Params...);
-  Kernel(std::string name, Function fn, std::vector<std::string> param_names = {})
-      : KernelBase(std::move(name), {detail::param_kind<Params>()...}, std::move(param_names),
+  Kernel(std::string name, Function fn, std::vector<std::string> param_names = {}, const KernelOptions& options = {})
+      : KernelBase(std::move(name), {detail::param_kind<Params>()...}, std::move(param_names), options,
                    reinterpret_cast<const void*>(fn), [fn] { call(fn, std::index_sequence_for<Params...>{}); }) {}
 
  private:

@@ -11,8 +11,8 @@
 namespace tilejit {
 
 struct TimingOptions {
-  int warmup = 5;    ///< untimed runs first (module load, clocks)
-  int reps = 50;     ///< timed runs
+  int warmup = 5;        ///< untimed runs first (module load, clocks)
+  int reps = 50;         ///< timed runs
   bool flush_l2 = true;  ///< overwrite a 256 MiB buffer before each run so inputs come from DRAM
   StreamHandle stream = nullptr;
 };

@@ -214,8 +214,7 @@ void trace_for_range(const Operand& start, const Operand& end, const Operand& st
 /// Tensors declared outside it and reassigned inside it carry their values across
 /// iterations and hold the final value after the loop.
 template <class Body>
-void for_range(const Operand& start, const Operand& end, const Operand& step, const LoopOptions& options,
-               Body&& body) {
+void for_range(const Operand& start, const Operand& end, const Operand& step, const LoopOptions& options, Body&& body) {
   detail::trace_for_range(start, end, step, options, [&](const Int& i) { body(i); });
 }
 template <class Body>

@@ -179,9 +179,12 @@ std::string emit_assembly(const std::string& ir) {
 }
 
 std::string host_target() {
-  const auto& host = *jit_instance().host;
-  return fmt::format("{} {} {:016x}", host.getTargetTriple().str(), host.getCPU(),
-                     fnv1a(host.getFeatures().getString()));
+  static const std::string target = [] {  // part of every CPU launch's cache key: computed once
+    const auto& host = *jit_instance().host;
+    return fmt::format("{} {} {:016x}", host.getTargetTriple().str(), host.getCPU(),
+                       fnv1a(host.getFeatures().getString()));
+  }();
+  return target;
 }
 
 std::string llvm_version() { return LLVM_VERSION_STRING; }

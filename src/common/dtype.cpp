@@ -36,12 +36,12 @@ bool parse_dtype(std::string_view n, DType& out) {
     std::string_view name;
     DType type;
   };
-  static constexpr Entry table[] = {
-      {"i1", DType::i1},     {"bool", DType::i1},      {"i32", DType::i32},      {"int32", DType::i32},
-      {"i64", DType::i64},   {"int64", DType::i64},    {"f16", DType::f16},      {"fp16", DType::f16},
-      {"float16", DType::f16}, {"bf16", DType::bf16},  {"bfloat16", DType::bf16}, {"f32", DType::f32},
-      {"fp32", DType::f32},  {"float32", DType::f32},  {"f64", DType::f64},      {"fp64", DType::f64},
-      {"float64", DType::f64}};
+  static constexpr Entry table[] = {{"i1", DType::i1},     {"bool", DType::i1},       {"i32", DType::i32},
+                                    {"int32", DType::i32}, {"i64", DType::i64},       {"int64", DType::i64},
+                                    {"f16", DType::f16},   {"fp16", DType::f16},      {"float16", DType::f16},
+                                    {"bf16", DType::bf16}, {"bfloat16", DType::bf16}, {"f32", DType::f32},
+                                    {"fp32", DType::f32},  {"float32", DType::f32},   {"f64", DType::f64},
+                                    {"fp64", DType::f64},  {"float64", DType::f64}};
   for (const auto& e : table)
     if (e.name == n) {
       out = e.type;

@@ -13,8 +13,7 @@ UserError::UserError(const std::string& problem, std::source_location where)
 UserError::UserError(const std::string& problem, const std::string& file, unsigned line)
     : Error(fmt::format("{}:{}: error: {}", file, line, problem)), problem_(problem), file_(file), line_(line) {}
 
-CompileError::CompileError(const std::string& summary, std::string log, std::string source,
-                           std::string options)
+CompileError::CompileError(const std::string& summary, std::string log, std::string source, std::string options)
     : Error(fmt::format("{}\n--- compiler log ---\n{}", summary, log)),
       log_(std::move(log)),
       source_(std::move(source)),

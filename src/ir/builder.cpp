@@ -21,7 +21,8 @@ ValueId Builder::single_declared(Op op, Type declared) {
   op.loc = loc_;
   op.results.push_back(f_.new_value(declared));
   auto types = infer_result_types(f_, op);
-  if (types.size() != 1 || types[0] != declared) throw InternalError("builder: declared type does not follow the rules");
+  if (types.size() != 1 || types[0] != declared)
+    throw InternalError("builder: declared type does not follow the rules");
   ValueId r = op.results[0];
   region_->ops.push_back(std::move(op));
   return r;
@@ -90,7 +91,9 @@ ValueId Builder::select(ValueId cond, ValueId a, ValueId b) {
   return single(Op{OpKind::select, {cond, a, b}, {}, {}, {}, {}});
 }
 
-ValueId Builder::addptr(ValueId ptr, ValueId offset) { return single(Op{OpKind::addptr, {ptr, offset}, {}, {}, {}, {}}); }
+ValueId Builder::addptr(ValueId ptr, ValueId offset) {
+  return single(Op{OpKind::addptr, {ptr, offset}, {}, {}, {}, {}});
+}
 
 ValueId Builder::load(ValueId ptr, ValueId mask, ValueId other) {
   Op op{OpKind::load, {ptr}, {}, {}, {}, {}};

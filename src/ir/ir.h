@@ -40,13 +40,13 @@ struct SourceLoc {
 
 /// Attributes; which ones are meaningful depends on the op (see the verifier).
 struct OpAttrs {
-  DType dtype = DType::i32;    // constant, cast: the result element type
-  std::int64_t int_value = 0;  // constant (integer types), program_id/num_programs axis
-  double float_value = 0.0;    // constant (float types)
+  DType dtype = DType::i32;         // constant, cast: the result element type
+  std::int64_t int_value = 0;       // constant (integer types), program_id/num_programs axis
+  double float_value = 0.0;         // constant (float types)
   std::int64_t start = 0, end = 0;  // arange
-  int axis = 0;                      // expand_dims, reduce
+  int axis = 0;                     // expand_dims, reduce
   ReduceKind reduce = ReduceKind::sum;
-  int num_stages = 1;  // for_range: software-pipelining hint
+  int num_stages = 1;      // for_range: software-pipelining hint
   bool has_mask = false;   // load/store
   bool has_other = false;  // load
 };
@@ -72,6 +72,9 @@ struct Op {
 struct Param {
   std::string name;
   ValueId value = kNoValue;
+  /// Specialization fact: the value (an integer, or a pointer's address in bytes) is a
+  /// multiple of this power of two.
+  std::int64_t divisibility = 1;
 };
 
 struct Function {

@@ -5,7 +5,8 @@ namespace tilejit::ir {
 const char* op_name(OpKind k) {
   switch (k) {
 #define TILEJIT_OP(name, category) \
-  case OpKind::name: return #name;
+  case OpKind::name:               \
+    return #name;
 #include "ir/ops.def"
 #undef TILEJIT_OP
   }
@@ -15,16 +16,15 @@ const char* op_name(OpKind k) {
 OpCategory op_category(OpKind k) {
   switch (k) {
 #define TILEJIT_OP(name, category) \
-  case OpKind::name: return OpCategory::category;
+  case OpKind::name:               \
+    return OpCategory::category;
 #include "ir/ops.def"
 #undef TILEJIT_OP
   }
   return OpCategory::Special;
 }
 
-bool has_side_effects(OpKind k) {
-  return k == OpKind::store || k == OpKind::for_range || k == OpKind::yield;
-}
+bool has_side_effects(OpKind k) { return k == OpKind::store || k == OpKind::for_range || k == OpKind::yield; }
 
 const char* reduce_name(ReduceKind k) {
   switch (k) {

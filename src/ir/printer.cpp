@@ -29,7 +29,11 @@ class Printer {
 
   std::string run() {
     std::vector<std::string> params;
-    for (const auto& p : f_.params) params.push_back(fmt::format("{}: {}", name(p.value), to_string(f_.type(p.value))));
+    for (const auto& p : f_.params) {
+      std::string facts;
+      if (p.divisibility > 1) facts = fmt::format(" {}({})", f_.type(p.value).is_ptr ? "align" : "div", p.divisibility);
+      params.push_back(fmt::format("{}: {}{}", name(p.value), to_string(f_.type(p.value)), facts));
+    }
     out_ += fmt::format("kernel {}({}) {{\n", f_.name, fmt::join(params, ", "));
     region(f_.body, 1);
     out_ += "}\n";

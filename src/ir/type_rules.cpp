@@ -12,8 +12,7 @@ namespace {
 }
 
 void expect_operands(const Op& op, std::size_t n) {
-  if (op.operands.size() != n)
-    fail(op, fmt::format("expected {} operands, got {}", n, op.operands.size()));
+  if (op.operands.size() != n) fail(op, fmt::format("expected {} operands, got {}", n, op.operands.size()));
 }
 
 void check_shape(const Op& op, const Shape& s) {
@@ -135,8 +134,7 @@ std::vector<Type> infer_result_types(const Function& f, const Op& op) {
       if (op_category(op.kind) == OpCategory::Compare) return {t(0).with_elem(DType::i1)};
       return {t(0)};
     }
-    case OpCategory::Special:
-      break;
+    case OpCategory::Special: break;
   }
   if (op.kind == OpKind::store) {
     std::size_t n = 2 + op.attrs.has_mask;

@@ -96,6 +96,7 @@ void CompiledKernel::launch(Grid grid, std::span<const Arg> args, const LaunchOp
   const bool cpu = k.metadata.backend == Backend::cpu;
   auto bound = jit::bind_arguments(k.signature, args, loc);
   // Only arguments of this specialization may use it.
+  jit::check_facts(k.signature, k.params, bound, loc);
   std::vector<std::uint64_t> storage(args.size(), 0);
   std::vector<void*> params;
   for (std::size_t i = 0; i < bound.size(); ++i) {

@@ -47,7 +47,7 @@ tl::detail::TraceParam trace_param(const BoundParam& p) {
     case detail::ParamKind::floating: k = Kind::floating; break;
     case detail::ParamKind::constexpr_int: k = Kind::constexpr_int; break;
   }
-  return {p.name, k, p.dtype, p.constexpr_value};
+  return {p.name, k, p.dtype, p.constexpr_value, p.divisibility, p.equals_one};
 }
 
 }  // namespace
@@ -75,6 +75,10 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   ir::Function f = tl::detail::trace_kernel(md.kernel_name, std::move(trace_params), *req.invoke);
   k->stages["ir"] = ir::print(f);
   passes::canonicalize(f, debug_enabled());
+  // Prefetching the next iteration's loads pays on the GPU, where latency is hidden by
+  // loads in flight; the CPU's caches and prefetchers do that work there.
+  if (req.backend == Backend::cuda && passes::pipeline_loop_loads(f, req.num_warps, req.num_stages))
+    passes::canonicalize(f, debug_enabled());
   k->stages["ir.lowered"] = ir::print(f);
   md.trace_ms = ms_since(t0);
 

@@ -21,7 +21,10 @@ int default_cpu_threads() { return rt::cpu::default_threads(); }
 
 namespace jit {
 
-std::string cpu_target() { return fmt::format("{} llvm{}", rt::cpu::host_target(), rt::cpu::llvm_version()); }
+std::string cpu_target() {
+  static const std::string target = fmt::format("{} llvm{}", rt::cpu::host_target(), rt::cpu::llvm_version());
+  return target;
+}
 
 void compile_cpu(CompiledKernel::Impl& k, const ir::Function& f) {
   auto t0 = std::chrono::steady_clock::now();

@@ -50,13 +50,22 @@ std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<con
                        loc);
     };
     switch (sig.kinds[i]) {
-      case detail::ParamKind::pointer:
+      case detail::ParamKind::pointer: {
         if (a.kind() != Arg::Kind::pointer) throw mismatch();
         p.dtype = a.pointer().dtype;
+        // Element alignment is always relied on; 16 bytes only where specialization is on.
+        std::uint64_t address = a.pointer().address, elem = dtype_size(p.dtype);
+        if (sig.specialize[i] && address % 16 == 0) p.divisibility = 16;
+        else if (address % elem == 0) p.divisibility = static_cast<std::int64_t>(elem);
         break;
+      }
       case detail::ParamKind::integer:
         if (a.kind() != Arg::Kind::integer) throw mismatch();
         p.dtype = fits_i32(a.int_value()) ? DType::i32 : DType::i64;
+        if (sig.specialize[i]) {
+          p.equals_one = a.int_value() == 1;
+          if (a.int_value() % 16 == 0) p.divisibility = 16;
+        }
         break;
       case detail::ParamKind::floating:
         if (a.kind() == Arg::Kind::pointer) throw mismatch();
@@ -77,13 +86,36 @@ std::string specialization_key(const KernelSignature& sig, const void* identity,
   std::vector<std::string> parts;
   for (const auto& p : params) {
     switch (p.kind) {
-      case detail::ParamKind::pointer: parts.push_back(fmt::format("{}:*{}", p.name, dtype_name(p.dtype))); break;
+      case detail::ParamKind::pointer:
+        parts.push_back(fmt::format("{}:*{}@{}", p.name, dtype_name(p.dtype), p.divisibility));
+        break;
       case detail::ParamKind::constexpr_int: parts.push_back(fmt::format("{}={}", p.name, p.constexpr_value)); break;
+      case detail::ParamKind::integer:
+        parts.push_back(p.equals_one ? fmt::format("{}:{}==1", p.name, dtype_name(p.dtype))
+                                     : fmt::format("{}:{}%{}", p.name, dtype_name(p.dtype), p.divisibility));
+        break;
       default: parts.push_back(fmt::format("{}:{}", p.name, dtype_name(p.dtype))); break;
     }
   }
   return fmt::format("{}@{}({}) warps={} stages={} arch={} backend={}", sig.kernel_name, identity,
                      fmt::join(parts, ","), num_warps, num_stages, arch, backend_name(backend));
+}
+
+void check_facts(const KernelSignature& sig, const std::vector<BoundParam>& compiled,
+                 const std::vector<BoundParam>& given, const std::source_location& loc) {
+  for (std::size_t i = 0; i < compiled.size(); ++i) {
+    const BoundParam &want = compiled[i], &got = given[i];
+    bool ok = got.divisibility % want.divisibility == 0 && (!want.equals_one || got.equals_one);
+    if (ok) continue;
+    std::string fact = want.equals_one ? "the value 1"
+                       : want.kind == detail::ParamKind::pointer
+                           ? fmt::format("an address aligned to {} bytes", want.divisibility)
+                           : fmt::format("a multiple of {}", want.divisibility);
+    throw UserError(fmt::format("argument {} ('{}') of kernel '{}': this compiled kernel assumes {}; launch through "
+                                "the Kernel (which picks the matching specialization) or compile for these arguments",
+                                i, sig.names[i], sig.kernel_name, fact),
+                    loc);
+  }
 }
 
 std::uint64_t fnv1a(std::string_view text) {

@@ -16,13 +16,23 @@ struct BoundParam {
   detail::ParamKind kind;
   DType dtype = DType::i32;          // pointee for pointers, value type for scalars
   std::int64_t constexpr_value = 0;  // constexpr parameters only
+  /// Facts the code may rely on (Triton's specialization): a pointer's address, or an
+  /// integer's value, is a multiple of this; an integer equals 1.
+  std::int64_t divisibility = 1;
+  bool equals_one = false;
 };
 
 struct KernelSignature {
   std::string kernel_name;
   std::vector<detail::ParamKind> kinds;
   std::vector<std::string> names;  // one per parameter (defaults: arg0, arg1, ...)
+  std::vector<bool> specialize;    // false: no alignment/divisibility/==1 facts for it
 };
+
+/// Whether the arguments of a launch satisfy the facts a compiled specialization assumed;
+/// UserError naming the first argument that does not.
+void check_facts(const KernelSignature& sig, const std::vector<BoundParam>& compiled,
+                 const std::vector<BoundParam>& given, const std::source_location& loc);
 
 /// Checks `args` against the signature and returns each parameter's specialization.
 std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<const Arg> args,

@@ -22,8 +22,16 @@ using OpKey = std::tuple<int, std::vector<ir::ValueId>, std::int64_t, double, st
 
 OpKey key_of(const ir::Function& f, const ir::Op& op) {
   const auto& a = op.attrs;
-  return {static_cast<int>(op.kind), op.operands, a.int_value, a.float_value, a.start, a.end, a.axis,
-          static_cast<int>(a.reduce), static_cast<int>(a.dtype), ir::to_string(f.type(op.results[0]))};
+  return {static_cast<int>(op.kind),
+          op.operands,
+          a.int_value,
+          a.float_value,
+          a.start,
+          a.end,
+          a.axis,
+          static_cast<int>(a.reduce),
+          static_cast<int>(a.dtype),
+          ir::to_string(f.type(op.results[0]))};
 }
 
 void visit(const ir::Function& f, ir::Region& r, std::vector<std::map<OpKey, ir::ValueId>>& scopes,

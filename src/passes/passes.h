@@ -15,6 +15,12 @@ bool eliminate_dead_code(ir::Function& f);
 /// Merges pure ops that compute the same value (same kind, operands, attributes, type).
 bool eliminate_common_subexpressions(ir::Function& f);
 
+/// Software pipelining (CUDA): in loops with num_stages >= 2 (the loop's own hint, else
+/// `default_stages`), issues the next iteration's loads at the top of the current one
+/// through loop-carried values. Loads whose block would need more than 32 elements per
+/// thread (at `num_warps`) are left alone: two copies in registers would spill.
+bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages);
+
 /// The standard pipeline: the passes above to a fixed point. Verifies after each pass when
 /// `verify_each` is set (debug builds and TILEJIT_DEBUG=1).
 void canonicalize(ir::Function& f, bool verify_each);

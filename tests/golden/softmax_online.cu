@@ -82,7 +82,11 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
     for (int r = 0; r < 8; ++r) v29_9[r] = v28;
     unsigned short v30[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v30[r] = v25_7[r] ? *v27_2[r] : v29_9[r];
+    for (int r = 0; r < 8; r += 1) {
+      unsigned short tj_w0 = (unsigned short)((unsigned)(v29_9[r + 0]));
+      asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b16 %0, [%2]; }" : "+h"(tj_w0) : "r"((int)v25_7[r]), "l"(v27_2[r]));
+      v30[r + 0] = (unsigned short)(tj_w0);
+    }
     float v31[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) v31[r] = (float)(tj_f16_to_f32(v30[r]));
@@ -240,7 +244,11 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
     for (int r = 0; r < 8; ++r) v56_22[r] = v55;
     unsigned short v57[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v57[r] = v52_20[r] ? *v54_15[r] : v56_22[r];
+    for (int r = 0; r < 8; r += 1) {
+      unsigned short tj_w0 = (unsigned short)((unsigned)(v56_22[r + 0]));
+      asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b16 %0, [%2]; }" : "+h"(tj_w0) : "r"((int)v52_20[r]), "l"(v54_15[r]));
+      v57[r + 0] = (unsigned short)(tj_w0);
+    }
     float v58[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) v58[r] = (float)(tj_f16_to_f32(v57[r]));
@@ -267,7 +275,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
     #pragma unroll
     for (int r = 0; r < 8; ++r) v64_24[r] = (v63_25[r] + v50_17[r]);
     #pragma unroll
-    for (int r = 0; r < 8; ++r) { if (v52_20[r]) *v64_24[r] = v65[r]; }
+    for (int r = 0; r < 8; r += 1) {
+      asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b16 [%1], %2; }" :: "r"((int)(v52_20[r])), "l"(v64_24[r]), "h"((unsigned short)((unsigned)(v65[r + 0]))) : "memory");
+    }
 #line 32 "softmax_online.h"
   }
 }

@@ -26,131 +26,178 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
   const int tj_warp = threadIdx.x >> 5;
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
-#line 27 "softmax_seed.h"
+#line 31 "softmax_seed.h"
   const int v6 = (int)blockIdx.x;
-#line 28 "softmax_seed.h"
-  const int v7 = (int)gridDim.x;
-#line 29 "softmax_seed.h"
-  // num_stages=2 (pipelining hint)
-  for (int v8 = v6; v8 < v4; v8 += v7) {
 #line 32 "softmax_seed.h"
-    int const v12 = (v8 * v2);
-    float* const v13 = (v1 + v12);
-    float const v16 = __int_as_float(0xff800000);
-    float* v14_1[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v14_1[r] = v13;
-    int v9_2[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v9_2[r] = 0 + (((((r >> 0) & 1) * 1) + (((r >> 1) & 1) * 2) + (((r >> 2) & 1) * 512)) + ((((tj_lane >> 0) & 1) * 4) + (((tj_lane >> 1) & 1) * 8) + (((tj_lane >> 2) & 1) * 16) + (((tj_lane >> 3) & 1) * 32) + (((tj_lane >> 4) & 1) * 64)) + ((((tj_warp >> 0) & 1) * 128) + (((tj_warp >> 1) & 1) * 256)));
-    float* v15_0[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v15_0[r] = (v14_1[r] + v9_2[r]);
-    int v10_4[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v10_4[r] = v5;
-    bool v11_3[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v11_3[r] = (v9_2[r] < v10_4[r]);
-    float v17_5[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v17_5[r] = v16;
-    float v18[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v18[r] = v11_3[r] ? *v15_0[r] : v17_5[r];
-#line 33 "softmax_seed.h"
-    float v19_acc_6[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v19_acc_6[r] = v18[r];
-      #pragma unroll
-      for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v19_acc_6[r] = tj_max(v19_acc_6[r], v18[r | k]);
-    }
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v19_acc_6[r] = tj_max(v19_acc_6[r], __shfl_xor_sync(0xffffffffu, v19_acc_6[r], 1));
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v19_acc_6[r] = tj_max(v19_acc_6[r], __shfl_xor_sync(0xffffffffu, v19_acc_6[r], 2));
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v19_acc_6[r] = tj_max(v19_acc_6[r], __shfl_xor_sync(0xffffffffu, v19_acc_6[r], 4));
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v19_acc_6[r] = tj_max(v19_acc_6[r], __shfl_xor_sync(0xffffffffu, v19_acc_6[r], 8));
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v19_acc_6[r] = tj_max(v19_acc_6[r], __shfl_xor_sync(0xffffffffu, v19_acc_6[r], 16));
-     {
-      float* tj_red = reinterpret_cast<float*>(tj_smem);
-      const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
-      #pragma unroll
-      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v19_acc_6[r];
-      __syncthreads();
-      #pragma unroll
-      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-        v19_acc_6[r] = tj_red[0];
-        #pragma unroll
-        for (int s = 1; s < 4; ++s) v19_acc_6[r] = tj_max(v19_acc_6[r], tj_red[s * 1 + 0]);
-      }
-      __syncthreads();
-    }
-    float const v19 = v19_acc_6[0];
-    float v20_7[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v20_7[r] = v19;
-    float v21[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v21[r] = (v18[r] - v20_7[r]);
-#line 34 "softmax_seed.h"
-    float v22[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v22[r] = expf(v21[r]);
-#line 35 "softmax_seed.h"
-    float v23_acc_8[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v23_acc_8[r] = v22[r];
-      #pragma unroll
-      for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v23_acc_8[r] = v23_acc_8[r] + v22[r | k];
-    }
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_8[r] = v23_acc_8[r] + __shfl_xor_sync(0xffffffffu, v23_acc_8[r], 1);
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_8[r] = v23_acc_8[r] + __shfl_xor_sync(0xffffffffu, v23_acc_8[r], 2);
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_8[r] = v23_acc_8[r] + __shfl_xor_sync(0xffffffffu, v23_acc_8[r], 4);
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_8[r] = v23_acc_8[r] + __shfl_xor_sync(0xffffffffu, v23_acc_8[r], 8);
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_8[r] = v23_acc_8[r] + __shfl_xor_sync(0xffffffffu, v23_acc_8[r], 16);
-     {
-      float* tj_red = reinterpret_cast<float*>(tj_smem);
-      const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
-      #pragma unroll
-      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v23_acc_8[r];
-      __syncthreads();
-      #pragma unroll
-      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-        v23_acc_8[r] = tj_red[0];
-        #pragma unroll
-        for (int s = 1; s < 4; ++s) v23_acc_8[r] = v23_acc_8[r] + tj_red[s * 1 + 0];
-      }
-      __syncthreads();
-    }
-    float const v23 = v23_acc_8[0];
+  const int v7 = (int)gridDim.x;
 #line 36 "softmax_seed.h"
-    float v24_9[8];
+  int const v11 = (v6 * v2);
+  float* const v12 = (v1 + v11);
+  float const v15 = __int_as_float(0xff800000);
+#line 33 "softmax_seed.h"
+  bool const v17 = (v6 < v4);
+#line 36 "softmax_seed.h"
+  float* v13_1[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v13_1[r] = v12;
+  int v8_2[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v8_2[r] = 0 + (((((r >> 0) & 1) * 1) + (((r >> 1) & 1) * 2) + (((r >> 2) & 1) * 512)) + ((((tj_lane >> 0) & 1) * 4) + (((tj_lane >> 1) & 1) * 8) + (((tj_lane >> 2) & 1) * 16) + (((tj_lane >> 3) & 1) * 32) + (((tj_lane >> 4) & 1) * 64)) + ((((tj_warp >> 0) & 1) * 128) + (((tj_warp >> 1) & 1) * 256)));
+  float* v14_0[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v14_0[r] = (v13_1[r] + v8_2[r]);
+  int v9_5[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v9_5[r] = v5;
+  bool v10_4[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v10_4[r] = (v8_2[r] < v9_5[r]);
+  bool v18_6[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v18_6[r] = v17;
+  bool v19_3[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v19_3[r] = (v10_4[r] & v18_6[r]);
+  float v16_7[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v16_7[r] = v15;
+  float v20[8];
+  #pragma unroll
+  for (int r = 0; r < 8; r += 1) {
+    unsigned tj_w0 = (unsigned)(__float_as_uint(v16_7[r + 0]));
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v19_3[r]), "l"(v14_0[r]));
+    v20[r + 0] = __uint_as_float(tj_w0);
+  }
+#line 33 "softmax_seed.h"
+  float v23[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v23[r] = v20[r];
+  // num_stages=2 (pipelining hint)
+  for (int v22 = v6; v22 < v4; v22 += v7) {
+    int const v24 = (v22 + v7);
+    bool const v25 = (v24 < v4);
+#line 36 "softmax_seed.h"
+    int const v26 = (v24 * v2);
+    float* const v27 = (v1 + v26);
+    float* v28_9[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v24_9[r] = v23;
-    float v25[8];
+    for (int r = 0; r < 8; ++r) v28_9[r] = v27;
+    float* v29_8[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v25[r] = (v22[r] / v24_9[r]);
-    int const v26 = (v8 * v3);
-    float* const v27 = (v0 + v26);
-    float* v28_11[8];
+    for (int r = 0; r < 8; ++r) v29_8[r] = (v28_9[r] + v8_2[r]);
+    bool v30_11[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v28_11[r] = v27;
-    float* v29_10[8];
+    for (int r = 0; r < 8; ++r) v30_11[r] = v25;
+    bool v31_10[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v29_10[r] = (v28_11[r] + v9_2[r]);
+    for (int r = 0; r < 8; ++r) v31_10[r] = (v10_4[r] & v30_11[r]);
+    float v32[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) { if (v11_3[r]) *v29_10[r] = v25[r]; }
-#line 29 "softmax_seed.h"
+    for (int r = 0; r < 8; r += 1) {
+      unsigned tj_w0 = (unsigned)(__float_as_uint(v16_7[r + 0]));
+      asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v31_10[r]), "l"(v29_8[r]));
+      v32[r + 0] = __uint_as_float(tj_w0);
+    }
+#line 37 "softmax_seed.h"
+    float v33_acc_12[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
+      v33_acc_12[r] = v23[r];
+      #pragma unroll
+      for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], v23[r | k]);
+    }
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], __shfl_xor_sync(0xffffffffu, v33_acc_12[r], 1));
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], __shfl_xor_sync(0xffffffffu, v33_acc_12[r], 2));
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], __shfl_xor_sync(0xffffffffu, v33_acc_12[r], 4));
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], __shfl_xor_sync(0xffffffffu, v33_acc_12[r], 8));
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], __shfl_xor_sync(0xffffffffu, v33_acc_12[r], 16));
+     {
+      float* tj_red = reinterpret_cast<float*>(tj_smem);
+      const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
+      #pragma unroll
+      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v33_acc_12[r];
+      __syncthreads();
+      #pragma unroll
+      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
+        v33_acc_12[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 4; ++s) v33_acc_12[r] = tj_max(v33_acc_12[r], tj_red[s * 1 + 0]);
+      }
+      __syncthreads();
+    }
+    float const v33 = v33_acc_12[0];
+    float v34_13[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v34_13[r] = v33;
+    float v35[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v35[r] = (v23[r] - v34_13[r]);
+#line 38 "softmax_seed.h"
+    float v36[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v36[r] = expf(v35[r]);
+#line 39 "softmax_seed.h"
+    float v37_acc_14[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
+      v37_acc_14[r] = v36[r];
+      #pragma unroll
+      for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v37_acc_14[r] = v37_acc_14[r] + v36[r | k];
+    }
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 1);
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 2);
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 4);
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 8);
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 16);
+     {
+      float* tj_red = reinterpret_cast<float*>(tj_smem);
+      const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
+      #pragma unroll
+      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v37_acc_14[r];
+      __syncthreads();
+      #pragma unroll
+      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
+        v37_acc_14[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 4; ++s) v37_acc_14[r] = v37_acc_14[r] + tj_red[s * 1 + 0];
+      }
+      __syncthreads();
+    }
+    float const v37 = v37_acc_14[0];
+#line 40 "softmax_seed.h"
+    float v38_15[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v38_15[r] = v37;
+    float v39[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v39[r] = (v36[r] / v38_15[r]);
+    int const v40 = (v22 * v3);
+    float* const v41 = (v0 + v40);
+    float* v42_17[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v42_17[r] = v41;
+    float* v43_16[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v43_16[r] = (v42_17[r] + v8_2[r]);
+    #pragma unroll
+    for (int r = 0; r < 8; r += 1) {
+      asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" :: "r"((int)(v10_4[r])), "l"(v43_16[r]), "r"((unsigned)(__float_as_uint(v39[r + 0]))) : "memory");
+    }
+#line 33 "softmax_seed.h"
+    float v23_next_18[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v23_next_18[r] = v32[r];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v23[r] = v23_next_18[r];
   }
 }

@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
   const int v7 = (int)blockIdx.x;
   int const v8 = 32;
   int const v9 = (v7 * v8);
-#line 18 "softmax_rows_2d.h"
+#line 19 "softmax_rows_2d.h"
   float const v29 = __int_as_float(0xff800000);
   float* v24_3[16];
   #pragma unroll
@@ -97,7 +97,17 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
   for (int r = 0; r < 16; ++r) v30_20[r] = v29;
   float v31[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) v31[r] = v21_13[r] ? *v28_0[r] : v30_20[r];
+  for (int r = 0; r < 16; r += 4) {
+    unsigned tj_w0 = (unsigned)(__float_as_uint(v30_20[r + 0]));
+    unsigned tj_w1 = (unsigned)(__float_as_uint(v30_20[r + 1]));
+    unsigned tj_w2 = (unsigned)(__float_as_uint(v30_20[r + 2]));
+    unsigned tj_w3 = (unsigned)(__float_as_uint(v30_20[r + 3]));
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %4, 0; @p ld.global.v4.b32 {%0, %1, %2, %3}, [%5]; }" : "+r"(tj_w0), "+r"(tj_w1), "+r"(tj_w2), "+r"(tj_w3) : "r"((int)v21_13[r]), "l"(v28_0[r]));
+    v31[r + 0] = __uint_as_float(tj_w0);
+    v31[r + 1] = __uint_as_float(tj_w1);
+    v31[r + 2] = __uint_as_float(tj_w2);
+    v31[r + 3] = __uint_as_float(tj_w3);
+  }
 #line 20 "softmax_rows_2d.h"
   float v32_acc_21[16];
   #pragma unroll
@@ -178,5 +188,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
   #pragma unroll
   for (int r = 0; r < 16; ++r) v46_23[r] = (v45_24[r] + v27_10[r]);
   #pragma unroll
-  for (int r = 0; r < 16; ++r) { if (v21_13[r]) *v46_23[r] = v40[r]; }
+  for (int r = 0; r < 16; r += 4) {
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.v4.b32 [%1], {%2, %3, %4, %5}; }" :: "r"((int)(v21_13[r])), "l"(v46_23[r]), "r"((unsigned)(__float_as_uint(v40[r + 0]))), "r"((unsigned)(__float_as_uint(v40[r + 1]))), "r"((unsigned)(__float_as_uint(v40[r + 2]))), "r"((unsigned)(__float_as_uint(v40[r + 3]))) : "memory");
+  }
 }

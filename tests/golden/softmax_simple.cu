@@ -26,9 +26,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   const int tj_warp = threadIdx.x >> 5;
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
-#line 14 "softmax_seed.h"
+#line 18 "softmax_seed.h"
   const int v5 = (int)blockIdx.x;
-#line 17 "softmax_seed.h"
+#line 21 "softmax_seed.h"
   int const v9 = (v5 * v2);
   float* const v10 = (v1 + v9);
   float const v13 = __int_as_float(0xff800000);
@@ -52,8 +52,12 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   for (int r = 0; r < 8; ++r) v14_5[r] = v13;
   float v15[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) v15[r] = v8_3[r] ? *v12_0[r] : v14_5[r];
-#line 18 "softmax_seed.h"
+  for (int r = 0; r < 8; r += 1) {
+    unsigned tj_w0 = (unsigned)(__float_as_uint(v14_5[r + 0]));
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v8_3[r]), "l"(v12_0[r]));
+    v15[r + 0] = __uint_as_float(tj_w0);
+  }
+#line 22 "softmax_seed.h"
   float v16_acc_6[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
@@ -92,11 +96,11 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   float v18[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v18[r] = (v15[r] - v17_7[r]);
-#line 19 "softmax_seed.h"
+#line 23 "softmax_seed.h"
   float v19[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v19[r] = expf(v18[r]);
-#line 20 "softmax_seed.h"
+#line 24 "softmax_seed.h"
   float v20_acc_8[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
@@ -129,7 +133,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
     __syncthreads();
   }
   float const v20 = v20_acc_8[0];
-#line 21 "softmax_seed.h"
+#line 25 "softmax_seed.h"
   float v21_9[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v21_9[r] = v20;
@@ -145,5 +149,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   #pragma unroll
   for (int r = 0; r < 8; ++r) v26_10[r] = (v25_11[r] + v6_2[r]);
   #pragma unroll
-  for (int r = 0; r < 8; ++r) { if (v8_3[r]) *v26_10[r] = v22[r]; }
+  for (int r = 0; r < 8; r += 1) {
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" :: "r"((int)(v8_3[r])), "l"(v26_10[r]), "r"((unsigned)(__float_as_uint(v22[r + 0]))) : "memory");
+  }
 }

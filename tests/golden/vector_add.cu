@@ -54,7 +54,17 @@ extern "C" __global__ void __launch_bounds__(128) vector_add_<hash>(float* v0, f
   for (int r = 0; r < 8; ++r) v11_5[r] = (v9_2[r] < v10_6[r]);
   float v14[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) v14[r] = v11_5[r] ? *v13_0[r] : (float)0;
+  for (int r = 0; r < 8; r += 4) {
+    unsigned tj_w0 = (unsigned)(0);
+    unsigned tj_w1 = (unsigned)(0);
+    unsigned tj_w2 = (unsigned)(0);
+    unsigned tj_w3 = (unsigned)(0);
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %4, 0; @p ld.global.v4.b32 {%0, %1, %2, %3}, [%5]; }" : "+r"(tj_w0), "+r"(tj_w1), "+r"(tj_w2), "+r"(tj_w3) : "r"((int)v11_5[r]), "l"(v13_0[r]));
+    v14[r + 0] = __uint_as_float(tj_w0);
+    v14[r + 1] = __uint_as_float(tj_w1);
+    v14[r + 2] = __uint_as_float(tj_w2);
+    v14[r + 3] = __uint_as_float(tj_w3);
+  }
   float* v15_8[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v15_8[r] = v0;
@@ -63,7 +73,17 @@ extern "C" __global__ void __launch_bounds__(128) vector_add_<hash>(float* v0, f
   for (int r = 0; r < 8; ++r) v16_7[r] = (v15_8[r] + v9_2[r]);
   float v17[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) v17[r] = v11_5[r] ? *v16_7[r] : (float)0;
+  for (int r = 0; r < 8; r += 4) {
+    unsigned tj_w0 = (unsigned)(0);
+    unsigned tj_w1 = (unsigned)(0);
+    unsigned tj_w2 = (unsigned)(0);
+    unsigned tj_w3 = (unsigned)(0);
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %4, 0; @p ld.global.v4.b32 {%0, %1, %2, %3}, [%5]; }" : "+r"(tj_w0), "+r"(tj_w1), "+r"(tj_w2), "+r"(tj_w3) : "r"((int)v11_5[r]), "l"(v16_7[r]));
+    v17[r + 0] = __uint_as_float(tj_w0);
+    v17[r + 1] = __uint_as_float(tj_w1);
+    v17[r + 2] = __uint_as_float(tj_w2);
+    v17[r + 3] = __uint_as_float(tj_w3);
+  }
   float v18[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v18[r] = (v17[r] + v14[r]);
@@ -74,5 +94,7 @@ extern "C" __global__ void __launch_bounds__(128) vector_add_<hash>(float* v0, f
   #pragma unroll
   for (int r = 0; r < 8; ++r) v20_9[r] = (v19_10[r] + v9_2[r]);
   #pragma unroll
-  for (int r = 0; r < 8; ++r) { if (v11_5[r]) *v20_9[r] = v18[r]; }
+  for (int r = 0; r < 8; r += 4) {
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.v4.b32 [%1], {%2, %3, %4, %5}; }" :: "r"((int)(v11_5[r])), "l"(v20_9[r]), "r"((unsigned)(__float_as_uint(v18[r + 0]))), "r"((unsigned)(__float_as_uint(v18[r + 1]))), "r"((unsigned)(__float_as_uint(v18[r + 2]))), "r"((unsigned)(__float_as_uint(v18[r + 3]))) : "memory");
+  }
 }

@@ -45,6 +45,17 @@ TEST_CASE("a CPU kernel has the stages ir, ir.lowered, llvm and asm") {
   CHECK(examples::vector_add().compile({kX, kY, kOut, 100, 128}, cuda).metadata().key != md.key);
 }
 
+TEST_CASE("the softmax row is lowered to vector code: masked loads, inline exp, scratch for two rows") {
+  const auto& k = examples::softmax_simple().compile({kOut, kX, 1000, 1000, 1000, 1024}, cpu_options());
+  const std::string& ir = k.stage("llvm");
+  CHECK(ir.find("llvm.masked.load.v16f32") != std::string::npos);   // the masked row, 16 lanes at a time
+  CHECK(ir.find("llvm.masked.store.v16f32") != std::string::npos);  // and the masked result
+  CHECK(ir.find("@expf") == std::string::npos);                     // exp inline, not a libm call per lane
+  CHECK(ir.find("@llvm.masked.gather") == std::string::npos);       // contiguous rows need no gathers
+  // The loaded row and the numerator are each read by a later loop nest: 2 x 1024 floats.
+  CHECK(k.metadata().cpu_scratch_bytes == 2 * 1024 * 4);
+}
+
 TEST_CASE("LLVM failures are CompileErrors with the IR and LLVM's message") {
   try {
     rt::cpu::compile_llvm_ir("define void @f() { ret i32 0 }", "f", 0);

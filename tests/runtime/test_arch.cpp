@@ -22,10 +22,8 @@ struct ArchEnv {
     if (had) saved = v;
   }
   ~ArchEnv() {
-    if (had)
-      setenv("TILEJIT_ARCH", saved.c_str(), 1);
-    else
-      unsetenv("TILEJIT_ARCH");
+    if (had) setenv("TILEJIT_ARCH", saved.c_str(), 1);
+    else unsetenv("TILEJIT_ARCH");
   }
 };
 

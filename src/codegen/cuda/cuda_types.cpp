@@ -20,9 +20,7 @@ std::string c_type(DType t) {
   return "?";
 }
 
-std::string compute_type(DType t) {
-  return t == DType::f16 || t == DType::bf16 ? std::string("float") : c_type(t);
-}
+std::string compute_type(DType t) { return t == DType::f16 || t == DType::bf16 ? std::string("float") : c_type(t); }
 
 std::string to_compute(DType t, const std::string& expr) {
   if (t == DType::f16) return fmt::format("tj_f16_to_f32({})", expr);
@@ -65,7 +63,8 @@ std::string float_literal(DType t, double v) {
   switch (t) {
     case DType::f64:
       if (std::isnan(v)) return "__longlong_as_double(0x7ff8000000000000LL)";
-      if (std::isinf(v)) return v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0xfff0000000000000ULL)";
+      if (std::isinf(v))
+        return v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)" : "__longlong_as_double(0xfff0000000000000ULL)";
       {
         std::string d = fmt::format("{:.17g}", v);
         if (d.find_first_of(".e") == std::string::npos) d += ".0";

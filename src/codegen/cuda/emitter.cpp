@@ -19,7 +19,11 @@ void index_definitions(const ir::Region& r, std::unordered_map<ir::ValueId, cons
 }  // namespace
 
 Emitter::Emitter(const ir::Function& f, const CudaCodegenOptions& options)
-    : f_(f), options_(options), plan_(assign_layouts(f, options.num_warps)), numbers_(ir::value_numbers(f)) {
+    : f_(f),
+      options_(options),
+      plan_(assign_layouts(f, options.num_warps)),
+      axes_(passes::analyze_axes(f)),
+      numbers_(ir::value_numbers(f)) {
   index_definitions(f.body, def_);
 }
 
@@ -200,9 +204,7 @@ void Emitter::scalar_op(const ir::Op& op) {
       line(fmt::format("{} const {} = {};", t, name,
                        is_float(a.dtype) ? float_literal(a.dtype, a.float_value) : int_literal(a.dtype, a.int_value)));
       return;
-    case ir::OpKind::program_id:
-      line(fmt::format("const int {} = (int)blockIdx.{};", name, axes[a.int_value]));
-      return;
+    case ir::OpKind::program_id: line(fmt::format("const int {} = (int)blockIdx.{};", name, axes[a.int_value])); return;
     case ir::OpKind::num_programs:
       line(fmt::format("const int {} = (int)gridDim.{};", name, axes[a.int_value]));
       return;
@@ -210,8 +212,7 @@ void Emitter::scalar_op(const ir::Op& op) {
       if (a.has_mask)
         line(fmt::format("{} const {} = {} ? *{} : {};", t, name, scalar(op.operands[1]), scalar(op.operands[0]),
                          a.has_other ? scalar(op.operands[2]) : fmt::format("({})0", t)));
-      else
-        line(fmt::format("{} const {} = *{};", t, name, scalar(op.operands[0])));
+      else line(fmt::format("{} const {} = *{};", t, name, scalar(op.operands[0])));
       return;
     default: break;
   }
@@ -250,8 +251,7 @@ void Emitter::block_op(const ir::Op& op, const Layout& l, const std::string& nam
     default: break;
   }
   std::vector<std::string> args;
-  for (ir::ValueId v : op.operands)
-    args.push_back(type(v).is_scalar() ? scalar(v) : block(v, l) + "[r]");
+  for (ir::ValueId v : op.operands) args.push_back(type(v).is_scalar() ? scalar(v) : block(v, l) + "[r]");
   line(decl);
   per_register(n, fmt::format("{}[r] = {};", name, elementwise(op, args)));
 }
@@ -301,43 +301,6 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
     case ir::OpKind::addptr: return fmt::format("({} + {})", args.at(0), args.at(1));
     default: throw InternalError(fmt::format("codegen: '{}' is not elementwise", ir::op_name(op.kind)));
   }
-}
-
-void Emitter::load_op(const ir::Op& op, const Layout& l, const std::string& name) {
-  ir::ValueId res = op.results[0];
-  std::string ptr = block(op.operands[0], l);
-  int n = l.num_regs();
-  std::string body;
-  if (op.attrs.has_mask) {
-    std::string mask = block(op.operands[1], l);
-    std::string other =
-        op.attrs.has_other ? block(op.operands[2], l) + "[r]" : fmt::format("({})0", storage_type(res));
-    body = fmt::format("{}[r] = {}[r] ? *{}[r] : {};", name, mask, ptr, other);
-  } else {
-    body = fmt::format("{}[r] = *{}[r];", name, ptr);
-  }
-  line(fmt::format("{} {}[{}];", storage_type(res), name, n));
-  per_register(n, body);
-}
-
-// Replicated threads and registers hold copies of the same element; only the first copy
-// stores it.
-void Emitter::store_op(const ir::Op& op) {
-  ir::ValueId ptr = op.operands[0], value = op.operands[1];
-  if (type(ptr).is_scalar()) {
-    std::string cond = op.attrs.has_mask ? fmt::format(" && {}", scalar(op.operands[2])) : "";
-    line(fmt::format("if (threadIdx.x == 0{}) *{} = {};", cond, scalar(ptr), scalar(value)));
-    return;
-  }
-  Layout l = plan_.is_free(value) ? plan_.default_layout(type(value).shape) : plan_.fixed.at(value);
-  std::string v = block(value, l), p = block(ptr, l);
-  std::vector<std::string> conds;
-  if (auto m = replica_mask(l.reg)) conds.push_back(fmt::format("(r & {}) == 0", m));
-  if (auto m = replica_mask(l.lane)) conds.push_back(fmt::format("(tj_lane & {}) == 0", m));
-  if (auto m = replica_mask(l.warp)) conds.push_back(fmt::format("(tj_warp & {}) == 0", m));
-  if (op.attrs.has_mask) conds.push_back(block(op.operands[2], l) + "[r]");
-  std::string guard = conds.empty() ? "" : fmt::format("if ({}) ", fmt::join(conds, " && "));
-  per_register(l.num_regs(), fmt::format("{{ {}*{}[r] = {}[r]; }}", guard, p, v));
 }
 
 }  // namespace tilejit::codegen::cuda

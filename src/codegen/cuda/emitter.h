@@ -10,6 +10,7 @@
 
 #include "codegen/cuda/codegen.h"
 #include "codegen/cuda/layout_assignment.h"
+#include "passes/axis_info.h"
 
 namespace tilejit::codegen::cuda {
 
@@ -54,6 +55,9 @@ class Emitter {
   std::string elementwise(const ir::Op& op, const std::vector<std::string>& args) const;
   void load_op(const ir::Op& op, const Layout& l, const std::string& name);
   void store_op(const ir::Op& op);
+  /// Elements per thread one access may move: contiguous in the layout, proven contiguous
+  /// and aligned by the axis analysis, one mask value for all, at most 16 bytes.
+  int vector_width(ir::ValueId ptr, ir::ValueId mask, const Layout& l) const;
   void reduce_op(const ir::Op& op);
   void loop_op(const ir::Op& op);
   std::string convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
@@ -62,6 +66,7 @@ class Emitter {
   const ir::Function& f_;
   CudaCodegenOptions options_;
   LayoutPlan plan_;
+  passes::AxisInfo axes_;
   std::unordered_map<ir::ValueId, const ir::Op*> def_;
   std::unordered_map<ir::ValueId, int> numbers_;
   std::unordered_map<ir::ValueId, std::string> alias_;  // loop results name their carried variable

@@ -16,8 +16,8 @@
 namespace tilejit::codegen::cuda {
 
 struct LayoutPlan {
-  std::unordered_set<ir::ValueId> free;             // rematerialized at each use
-  std::unordered_map<ir::ValueId, Layout> fixed;    // one layout per other block value
+  std::unordered_set<ir::ValueId> free;           // rematerialized at each use
+  std::unordered_map<ir::ValueId, Layout> fixed;  // one layout per other block value
   int num_warps = 4;
   int vec = 4;  // contiguous elements per thread in default layouts
 

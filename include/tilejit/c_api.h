@@ -1,0 +1,61 @@
+/* tilejit's C API: compile and launch kernels on raw pointers and CUDA streams, from C or
+ * from Python through ctypes (pass tensor.data_ptr() and torch.cuda.current_stream().cuda_stream).
+ *
+ * Every function returns 0 on success and non-zero on failure; tilejit_last_error() then
+ * returns the message (per thread, valid until the next call on that thread). */
+#ifndef TILEJIT_C_API_H
+#define TILEJIT_C_API_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types; the values are tilejit::DType's. */
+enum tilejit_dtype {
+  TILEJIT_I1 = 0,
+  TILEJIT_I32 = 1,
+  TILEJIT_I64 = 2,
+  TILEJIT_F16 = 3,
+  TILEJIT_BF16 = 4,
+  TILEJIT_F32 = 5,
+  TILEJIT_F64 = 6
+};
+
+/* One launch argument. kind: 0 pointer (address, dtype), 1 integer (value), 2 float (fvalue). */
+typedef struct tilejit_arg {
+  int kind;
+  int dtype;
+  uint64_t address;
+  int64_t value;
+  double fvalue;
+} tilejit_arg;
+
+/* A compiled specialization, owned by tilejit (never freed by the caller). */
+typedef struct tilejit_compiled tilejit_compiled;
+
+const char* tilejit_last_error(void);
+/* 1 when a CUDA device is usable, else 0 (tilejit_last_error() says why). */
+int tilejit_has_gpu(void);
+
+/* Compiles a kernel of tilejit's library (names: tilejit_kernel_names) for these arguments. */
+int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,
+                    tilejit_compiled** out);
+/* Newline-separated names of the kernels tilejit_compile knows. */
+const char* tilejit_kernel_names(void);
+/* Launches a compiled kernel on a grid with the same kind of arguments it was compiled for. */
+int tilejit_launch(const tilejit_compiled* kernel, uint64_t grid_x, uint64_t grid_y, uint64_t grid_z,
+                   const tilejit_arg* args, int n_args, void* stream);
+/* A stage of a compiled kernel ("ir", "ir.lowered", "cuda", "ptx"); valid while the process runs. */
+const char* tilejit_stage(const tilejit_compiled* kernel, const char* stage);
+
+/* Row-wise softmax with the seed's persistent kernel (rows held in registers, cols <= 16384). */
+int tilejit_softmax_seed(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                         int64_t out_row_stride, int dtype, void* stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEJIT_C_API_H */

@@ -1,0 +1,65 @@
+// The seed's softmax kernels, written in tilejit's DSL (compare with the Triton tutorial),
+// and a launcher for the persistent one. Rows are held whole in registers, so
+// cols <= 16384; loads are computed in f32 whatever the input type.
+#pragma once
+
+#include <cstdint>
+
+#include "tilejit/kernel.h"
+#include "tilejit/tl.h"
+
+namespace tilejit::ops {
+
+namespace tl = tilejit::tl;
+
+/// One program per row; the whole row (padded to BLOCK_SIZE) is held in registers.
+inline void softmax_simple_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_cols,
+                                  tl::Constexpr BLOCK_SIZE) {
+  auto row_idx = tl::program_id(0);
+  auto col_offsets = tl::arange(0, BLOCK_SIZE);
+  auto mask = col_offsets < n_cols;
+  auto row = tl::load(in + row_idx * in_stride + col_offsets, mask, -tl::inf).to(DType::f32);
+  auto row_minus_max = row - tl::max(row, 0);
+  auto numerator = tl::exp(row_minus_max);
+  auto denominator = tl::sum(numerator, 0);
+  tl::store(out + row_idx * out_stride + col_offsets, numerator / denominator, mask);
+}
+
+/// Persistent grid-stride version: a fixed number of programs walks over the rows.
+inline void softmax_persistent_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
+                                      tl::Int n_cols, tl::Constexpr BLOCK_SIZE, tl::Constexpr num_stages) {
+  auto row_start = tl::program_id(0);
+  auto row_step = tl::num_programs(0);
+  tl::for_range(row_start, n_rows, row_step, {.num_stages = num_stages}, [&](tl::Int row_idx) {
+    auto col_offsets = tl::arange(0, BLOCK_SIZE);
+    auto mask = col_offsets < n_cols;
+    auto row = tl::load(in + row_idx * in_stride + col_offsets, mask, -tl::inf).to(DType::f32);
+    auto row_minus_max = row - tl::max(row, 0);
+    auto numerator = tl::exp(row_minus_max);
+    auto denominator = tl::sum(numerator, 0);
+    tl::store(out + row_idx * out_stride + col_offsets, numerator / denominator, mask);
+  });
+}
+
+using SoftmaxSimple = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr>;
+using SoftmaxPersistent = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
+
+const SoftmaxSimple& softmax_simple();
+const SoftmaxPersistent& softmax_persistent();
+
+/// The seed's launch choices for a row width: BLOCK_SIZE (next power of two), num_warps.
+struct SeedConfig {
+  std::int64_t block = 1;
+  int num_warps = 4;
+  int num_stages = 2;
+};
+SeedConfig seed_config(std::int64_t cols);
+
+/// Row-wise softmax of `rows` x `cols` elements with the persistent seed kernel, its grid
+/// sized from occupancy. Element types come from the pointers (f32, f16, bf16; may differ).
+/// rows or cols == 0 launches nothing. Throws tilejit::Error for cols > 16384, negative
+/// sizes or null pointers.
+void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
+                  std::int64_t out_row_stride, StreamHandle stream = nullptr, Backend backend = Backend::automatic);
+
+}  // namespace tilejit::ops

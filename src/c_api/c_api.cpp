@@ -1,0 +1,120 @@
+// The C API: every entry point catches tilejit's exceptions and turns them into a return
+// code and a per-thread message.
+#include "tilejit/c_api.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "tilejit/ops/softmax_seed.h"
+#include "tilejit/tilejit.h"
+
+namespace {
+
+thread_local std::string g_error;
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    f();
+    return 0;
+  } catch (const std::exception& e) {
+    g_error = e.what();
+  } catch (...) {
+    g_error = "unknown error";
+  }
+  return 1;
+}
+
+tilejit::DType dtype_of(int code) {
+  if (code < 0 || code > static_cast<int>(tilejit::DType::f64))
+    throw tilejit::Error(fmt::format("bad dtype code {}", code));
+  return static_cast<tilejit::DType>(code);
+}
+
+std::vector<tilejit::Arg> to_args(const tilejit_arg* args, int n) {
+  if (n < 0 || (n > 0 && !args)) throw tilejit::Error("bad argument list");
+  std::vector<tilejit::Arg> out;
+  for (int i = 0; i < n; ++i) {
+    const tilejit_arg& a = args[i];
+    switch (a.kind) {
+      case 0: out.emplace_back(tilejit::Pointer{a.address, dtype_of(a.dtype)}); break;
+      case 1: out.emplace_back(a.value); break;
+      case 2: out.emplace_back(a.fvalue); break;
+      default: throw tilejit::Error(fmt::format("argument {}: bad kind {}", i, a.kind));
+    }
+  }
+  return out;
+}
+
+const tilejit::KernelBase& library_kernel(const std::string& name) {
+  if (name == "softmax_simple") return tilejit::ops::softmax_simple();
+  if (name == "softmax_persistent") return tilejit::ops::softmax_persistent();
+  throw tilejit::Error(fmt::format("unknown kernel '{}' (known: {})", name, tilejit_kernel_names()));
+}
+
+}  // namespace
+
+struct tilejit_compiled {
+  const tilejit::CompiledKernel* kernel;
+};
+
+extern "C" {
+
+const char* tilejit_last_error(void) { return g_error.c_str(); }
+
+int tilejit_has_gpu(void) {
+  std::string why;
+  if (tilejit::has_gpu(&why)) return 1;
+  g_error = why;
+  return 0;
+}
+
+const char* tilejit_kernel_names(void) { return "softmax_simple\nsoftmax_persistent"; }
+
+int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,
+                    tilejit_compiled** out) {
+  return guarded([&] {
+    if (!kernel || !out) throw tilejit::Error("tilejit_compile: null kernel name or output");
+    tilejit::CompileOptions options;
+    options.num_warps = num_warps;
+    options.num_stages = num_stages;
+    const auto& k = library_kernel(kernel).compile(to_args(args, n_args), options);
+    // Handles live as long as the cached kernel they point at: for the process.
+    static thread_local std::vector<std::unique_ptr<tilejit_compiled>> handles;
+    handles.push_back(std::make_unique<tilejit_compiled>(tilejit_compiled{&k}));
+    *out = handles.back().get();
+  });
+}
+
+int tilejit_launch(const tilejit_compiled* kernel, uint64_t grid_x, uint64_t grid_y, uint64_t grid_z,
+                   const tilejit_arg* args, int n_args, void* stream) {
+  return guarded([&] {
+    if (!kernel) throw tilejit::Error("tilejit_launch: null kernel");
+    auto list = to_args(args, n_args);
+    kernel->kernel->launch(tilejit::Grid(grid_x, grid_y, grid_z), list, static_cast<tilejit::StreamHandle>(stream));
+  });
+}
+
+const char* tilejit_stage(const tilejit_compiled* kernel, const char* stage) {
+  const char* text = nullptr;
+  guarded([&] {
+    if (!kernel || !stage) throw tilejit::Error("tilejit_stage: null argument");
+    text = kernel->kernel->stage(stage).c_str();
+  });
+  return text;
+}
+
+int tilejit_softmax_seed(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                         int64_t out_row_stride, int dtype, void* stream) {
+  return guarded([&] {
+    tilejit::DType t = dtype_of(dtype);
+    tilejit::ops::softmax_seed({reinterpret_cast<std::uint64_t>(out), t, tilejit::Memory::device},
+                               {reinterpret_cast<std::uint64_t>(in), t, tilejit::Memory::device}, rows, cols,
+                               in_row_stride, out_row_stride, static_cast<tilejit::StreamHandle>(stream),
+                               tilejit::Backend::cuda);
+  });
+}
+
+}  // extern "C"

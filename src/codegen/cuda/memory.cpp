@@ -1,0 +1,185 @@
+// Loads and stores. Where the axis analysis proves a thread's contiguous elements are
+// contiguous and aligned in memory and share one mask value, they move as one vector access
+// (up to 16 bytes). Masked accesses are predicated PTX instructions rather than branches, so
+// all of a thread's loads are in flight together; masked-off lanes keep `other`.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "codegen/cuda/cuda_types.h"
+#include "codegen/cuda/emitter.h"
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::cuda {
+namespace {
+
+// How elements are packed into the 32- or 64-bit words of a PTX vector access.
+struct Packing {
+  int elem_bytes;
+  int word_bytes;
+  int words;
+  const char* constraint;  // asm operand constraint of one word
+  const char* word_type;   // C type of one word
+};
+
+Packing packing(int elem_bytes, int width) {
+  int bytes = elem_bytes * width;
+  if (elem_bytes == 8) return {8, 8, width, "l", "unsigned long long"};
+  if (bytes >= 4) return {elem_bytes, 4, bytes / 4, "r", "unsigned"};
+  if (elem_bytes == 2) return {2, 2, 1, "h", "unsigned short"};
+  return {0, 0, 0, "", ""};  // bytes: no PTX path
+}
+
+// C expression turning element `e` (storage type) into its word bits, and back.
+std::string to_bits(DType t, bool is_ptr, const std::string& e) {
+  if (is_ptr) return fmt::format("(unsigned long long)({})", e);
+  switch (t) {
+    case DType::f32: return fmt::format("__float_as_uint({})", e);
+    case DType::f64: return fmt::format("(unsigned long long)__double_as_longlong({})", e);
+    case DType::i64: return fmt::format("(unsigned long long)({})", e);
+    case DType::i32: return fmt::format("(unsigned)({})", e);
+    default: return fmt::format("(unsigned)({})", e);  // f16 / bf16 bit patterns
+  }
+}
+
+std::string from_bits(DType t, const std::string& w) {
+  switch (t) {
+    case DType::f32: return fmt::format("__uint_as_float({})", w);
+    case DType::f64: return fmt::format("__longlong_as_double((long long)({}))", w);
+    case DType::i64: return fmt::format("(long long)({})", w);
+    case DType::i32: return fmt::format("(int)({})", w);
+    default: return fmt::format("(unsigned short)({})", w);
+  }
+}
+
+std::string vector_suffix(int words) { return words == 1 ? "" : fmt::format(".v{}", words); }
+
+std::string word_list(int first, int count) {
+  std::vector<std::string> w;
+  for (int i = 0; i < count; ++i) w.push_back(fmt::format("%{}", first + i));
+  return count == 1 ? w[0] : fmt::format("{{{}}}", fmt::join(w, ", "));
+}
+
+}  // namespace
+
+int Emitter::vector_width(ir::ValueId ptr, ir::ValueId mask, const Layout& l) const {
+  const int fast = l.rank() - 1;
+  const auto elem = static_cast<std::int64_t>(dtype_size(type(ptr).elem));
+  // Leading register bits that step 1, 2, 4... along the fastest dimension.
+  std::int64_t width = 1;
+  for (std::size_t i = 0; i < l.reg.size(); ++i) {
+    Coord want{0, 0};
+    want[static_cast<std::size_t>(fast)] = std::int64_t{1} << i;
+    if (l.reg[i] != want) break;
+    width <<= 1;
+  }
+  const auto& p = axes_.of(ptr);
+  width = std::min<std::int64_t>({width, p.contiguity[fast], p.divisibility[fast] / elem, 16 / elem});
+  if (mask != ir::kNoValue) width = std::min(width, axes_.of(mask).constancy[fast]);
+  int w = 1;
+  while (w * 2 <= width) w *= 2;
+  return packing(static_cast<int>(elem), w).words == 0 ? 1 : w;
+}
+
+void Emitter::load_op(const ir::Op& op, const Layout& l, const std::string& name) {
+  ir::ValueId res = op.results[0];
+  DType t = type(res).elem;
+  ir::ValueId mask_v = op.attrs.has_mask ? op.operands[1] : ir::kNoValue;
+  std::string ptr = block(op.operands[0], l);
+  std::string mask = op.attrs.has_mask ? block(mask_v, l) : "";
+  std::string other = op.attrs.has_other ? block(op.operands[2], l) : "";
+  int n = l.num_regs();
+  int width = vector_width(op.operands[0], mask_v, l);
+  Packing pk = packing(static_cast<int>(dtype_size(t)), width);
+  line(fmt::format("{} {}[{}];", storage_type(res), name, n));
+  if (pk.words == 0) {  // one-byte elements: plain C
+    std::string fill = op.attrs.has_other ? other + "[r]" : fmt::format("({})0", storage_type(res));
+    per_register(n, op.attrs.has_mask ? fmt::format("{}[r] = {}[r] ? *{}[r] : {};", name, mask, ptr, fill)
+                                      : fmt::format("{}[r] = *{}[r];", name, ptr));
+    return;
+  }
+  int per_word = pk.word_bytes / pk.elem_bytes;
+  line("#pragma unroll");
+  open(fmt::format("for (int r = 0; r < {}; r += {})", n, width));
+  // Words start as `other` (or zero); a predicated load overwrites them.
+  for (int w = 0; w < pk.words; ++w) {
+    std::vector<std::string> parts;
+    for (int e = 0; e < per_word; ++e) {
+      std::string elem = op.attrs.has_other ? fmt::format("{}[r + {}]", other, w * per_word + e) : "0";
+      std::string bits = op.attrs.has_other ? to_bits(t, false, elem) : "0";
+      parts.push_back(e == 0 ? fmt::format("({})({})", pk.word_type, bits)
+                             : fmt::format("(({})({}) << {})", pk.word_type, bits, 8 * pk.elem_bytes * e));
+    }
+    line(fmt::format("{} tj_w{} = {};", pk.word_type, w, fmt::join(parts, " | ")));
+  }
+  std::vector<std::string> outs;
+  for (int w = 0; w < pk.words; ++w) outs.push_back(fmt::format("\"+{}\"(tj_w{})", pk.constraint, w));
+  std::string instr = fmt::format("ld.global{}.b{}", vector_suffix(pk.words), 8 * pk.word_bytes);
+  if (op.attrs.has_mask) {
+    line(fmt::format(
+        "asm volatile(\"{{ .reg .pred p; setp.ne.b32 p, %{}, 0; @p {} {}, [%{}]; }}\" : {} : \"r\"((int){}[r]), "
+        "\"l\"({}[r]));",
+        pk.words, instr, word_list(0, pk.words), pk.words + 1, fmt::join(outs, ", "), mask, ptr));
+  } else {
+    line(fmt::format("asm volatile(\"{} {}, [%{}];\" : {} : \"l\"({}[r]));", instr, word_list(0, pk.words), pk.words,
+                     fmt::join(outs, ", "), ptr));
+  }
+  for (int w = 0; w < pk.words; ++w)
+    for (int e = 0; e < per_word; ++e) {
+      std::string bits =
+          per_word == 1 ? fmt::format("tj_w{}", w) : fmt::format("(tj_w{} >> {})", w, 8 * pk.elem_bytes * e);
+      line(fmt::format("{}[r + {}] = {};", name, w * per_word + e, from_bits(t, bits)));
+    }
+  close();
+}
+
+// Replicated threads and registers hold copies of the same element; only the first copy
+// stores it.
+void Emitter::store_op(const ir::Op& op) {
+  ir::ValueId ptr = op.operands[0], value = op.operands[1];
+  if (type(ptr).is_scalar()) {
+    std::string cond = op.attrs.has_mask ? fmt::format(" && {}", scalar(op.operands[2])) : "";
+    line(fmt::format("if (threadIdx.x == 0{}) *{} = {};", cond, scalar(ptr), scalar(value)));
+    return;
+  }
+  Layout l = plan_.is_free(value) ? plan_.default_layout(type(value).shape) : plan_.fixed.at(value);
+  ir::ValueId mask_v = op.attrs.has_mask ? op.operands[2] : ir::kNoValue;
+  std::string v = block(value, l), p = block(ptr, l);
+  std::vector<std::string> conds;
+  if (auto m = replica_mask(l.reg)) conds.push_back(fmt::format("(r & {}) == 0", m));
+  if (auto m = replica_mask(l.lane)) conds.push_back(fmt::format("(tj_lane & {}) == 0", m));
+  if (auto m = replica_mask(l.warp)) conds.push_back(fmt::format("(tj_warp & {}) == 0", m));
+  if (op.attrs.has_mask) conds.push_back(block(mask_v, l) + "[r]");
+  DType t = type(value).elem;
+  int width = vector_width(ptr, mask_v, l);
+  // Replica register bits inside a vector group would make its elements copies, not
+  // neighbours; vector_width only counts distinct contiguous bits, so groups hold no replicas.
+  Packing pk = packing(static_cast<int>(dtype_size(t)), width);
+  if (pk.words == 0) {
+    std::string guard = conds.empty() ? "" : fmt::format("if ({}) ", fmt::join(conds, " && "));
+    per_register(l.num_regs(), fmt::format("{{ {}*{}[r] = {}[r]; }}", guard, p, v));
+    return;
+  }
+  int per_word = pk.word_bytes / pk.elem_bytes;
+  line("#pragma unroll");
+  open(fmt::format("for (int r = 0; r < {}; r += {})", l.num_regs(), width));
+  std::vector<std::string> ins;
+  for (int w = 0; w < pk.words; ++w) {
+    std::vector<std::string> parts;
+    for (int e = 0; e < per_word; ++e) {
+      std::string bits = to_bits(t, false, fmt::format("{}[r + {}]", v, w * per_word + e));
+      parts.push_back(e == 0 ? fmt::format("({})({})", pk.word_type, bits)
+                             : fmt::format("(({})({}) << {})", pk.word_type, bits, 8 * pk.elem_bytes * e));
+    }
+    ins.push_back(fmt::format("\"{}\"({})", pk.constraint, fmt::join(parts, " | ")));
+  }
+  std::string instr = fmt::format("st.global{}.b{}", vector_suffix(pk.words), 8 * pk.word_bytes);
+  std::string pred = conds.empty() ? "1" : fmt::format("({})", fmt::join(conds, " && "));
+  line(
+      fmt::format("asm volatile(\"{{ .reg .pred p; setp.ne.b32 p, %0, 0; @p {} [%1], {}; }}\" :: \"r\"((int){}), "
+                  "\"l\"({}[r]), {} : \"memory\");",
+                  instr, word_list(2, pk.words), pred, p, fmt::join(ins, ", ")));
+  close();
+}
+
+}  // namespace tilejit::codegen::cuda

@@ -1,0 +1,89 @@
+// Argument specialization drives 16-byte accesses: aligned pointers with strides and widths
+// divisible by 16 give v4 loads and stores in the PTX; a pointer one element off, or a width
+// whose masks change inside a group of four, gives scalar accesses. No GPU needed.
+#include <doctest/doctest.h>
+
+#include <regex>
+#include <string>
+
+#include "tilejit/error.h"
+#include "tilejit/ops/softmax_seed.h"
+
+using namespace tilejit;
+
+namespace {
+
+struct Counts {
+  int vector_loads = 0, scalar_loads = 0, vector_stores = 0, scalar_stores = 0;
+};
+
+Counts count_accesses(const std::string& ptx) {
+  Counts c;
+  static const std::regex load(R"(ld\.global(\.v[24])?\.(b|f|u|s)\d+)"), store(R"(st\.global(\.v[24])?\.(b|f|u|s)\d+)");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), load); it != std::sregex_iterator(); ++it)
+    ((*it)[1].matched ? c.vector_loads : c.scalar_loads)++;
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), store); it != std::sregex_iterator(); ++it)
+    ((*it)[1].matched ? c.vector_stores : c.scalar_stores)++;
+  return c;
+}
+
+const CompiledKernel& compile_seed(std::uint64_t out, std::uint64_t in, std::int64_t cols, DType t = DType::f32) {
+  CompileOptions o;
+  o.num_warps = 4;
+  o.arch = "sm_90";
+  o.backend = Backend::cuda;
+  return ops::softmax_simple().compile({Pointer{out, t}, Pointer{in, t}, cols, cols, cols, 1024}, o);
+}
+
+}  // namespace
+
+TEST_CASE("aligned pointers and widths divisible by 16 give v4 loads and stores") {
+  const auto& k = compile_seed(0x10000, 0x20000, 1024);
+  Counts c = count_accesses(k.stage("ptx"));
+  CHECK(c.vector_loads > 0);
+  CHECK(c.vector_stores > 0);
+  CHECK(c.scalar_loads == 0);
+  CHECK(c.scalar_stores == 0);
+  CHECK(k.stage("ptx").find("ld.global.v4.b32") != std::string::npos);
+  CHECK(k.stage("ir.lowered").find("align(16)") != std::string::npos);
+}
+
+TEST_CASE("a pointer one element off 16 bytes gives scalar accesses for it") {
+  const auto& k = compile_seed(0x10000, 0x20004, 1024);  // input misaligned, output aligned
+  Counts c = count_accesses(k.stage("ptx"));
+  CHECK(c.vector_loads == 0);
+  CHECK(c.scalar_loads > 0);
+  CHECK(c.vector_stores > 0);
+  CHECK(k.metadata().key != compile_seed(0x10000, 0x20000, 1024).metadata().key);
+}
+
+TEST_CASE("an odd row width gives scalar (predicated) accesses") {
+  const auto& k = compile_seed(0x10000, 0x20000, 1001);
+  Counts c = count_accesses(k.stage("ptx"));
+  CHECK(c.vector_loads == 0);
+  CHECK(c.vector_stores == 0);
+  CHECK(c.scalar_loads > 0);
+}
+
+TEST_CASE("f16 rows move 8 elements per 16-byte access") {
+  const auto& k = compile_seed(0x10000, 0x20000, 1024, DType::f16);
+  CHECK(k.stage("ptx").find("ld.global.v4.b32") != std::string::npos);
+  CHECK(k.stage("cuda").find("r += 8") != std::string::npos);
+}
+
+TEST_CASE("do_not_specialize keeps a parameter's facts out of the key and the code") {
+  static const ops::SoftmaxSimple k("softmax_simple_plain", ops::softmax_simple_kernel,
+                                    {"out", "in", "in_stride", "out_stride", "n_cols", "BLOCK_SIZE"},
+                                    {.do_not_specialize = {"in"}});
+  CompileOptions o;
+  o.arch = "sm_90";
+  o.backend = Backend::cuda;
+  const auto& c = k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 1024, 1024, 1024, 1024}, o);
+  CHECK(count_accesses(c.stage("ptx")).vector_loads == 0);
+  CHECK(count_accesses(c.stage("ptx")).vector_stores > 0);
+  auto make_bad = [] {
+    ops::SoftmaxSimple bad("bad", ops::softmax_simple_kernel, {"a", "b", "c", "d", "e", "f"},
+                           {.do_not_specialize = {"nope"}});
+  };
+  CHECK_THROWS_AS(make_bad(), Error);
+}
