@@ -4,10 +4,10 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 #include <sstream>
 
 #include "tilejit/error.h"
@@ -15,12 +15,36 @@
 namespace tilejit::rt {
 namespace {
 
-// "sm_90", "sm_90a", "sm_100f", "compute_90", "compute_90a".
+// "sm_90", "sm_90a", "sm_100f", "compute_90", "compute_90a". (No std::regex here: it
+// crashes inside processes that load another libstdc++'s locale facets, e.g. Python + torch.)
 bool valid_arch(const std::string& arch, bool& real) {
-  static const std::regex form(R"((sm|compute)_[0-9]{2,3}[af]?)");
-  if (!std::regex_match(arch, form)) return false;
-  real = arch.rfind("sm_", 0) == 0;
+  std::size_t i;
+  if (arch.rfind("sm_", 0) == 0) i = 3;
+  else if (arch.rfind("compute_", 0) == 0) i = 8;
+  else return false;
+  std::size_t digits = 0;
+  while (i + digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i + digits]))) ++digits;
+  if (digits < 2 || digits > 3) return false;
+  std::size_t rest = i + digits;
+  if (rest < arch.size() && (arch[rest] == 'a' || arch[rest] == 'f')) ++rest;
+  if (rest != arch.size()) return false;
+  real = i == 3;
   return true;
+}
+
+// The integer that ends right before `pos` in `line` (spaces skipped), or -1.
+int number_before(const std::string& line, std::size_t pos) {
+  while (pos > 0 && line[pos - 1] == ' ') --pos;
+  std::size_t end = pos;
+  while (pos > 0 && std::isdigit(static_cast<unsigned char>(line[pos - 1]))) --pos;
+  return pos == end ? -1 : std::stoi(line.substr(pos, end - pos));
+}
+
+// The integer that starts right after `pos`, or -1.
+int number_after(const std::string& line, std::size_t pos) {
+  std::size_t end = pos;
+  while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
+  return end == pos ? -1 : std::stoi(line.substr(pos, end - pos));
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -80,25 +104,26 @@ PtxasInfo parse_ptxas_info(const std::string& log) {
   // ptxas -v prints, per function:
   //   ptxas info    : Used 78 registers, used 0 barriers, 1024 bytes smem, 380 bytes cmem[0]
   //   ptxas         .     16 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
-  static const std::regex registers(R"(Used (\d+) registers)");
-  static const std::regex smem(R"((\d+) bytes smem)");
-  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   PtxasInfo info;
   std::istringstream lines(log);
   std::string line;
-  std::smatch m;
-  auto take = [](int& field, const std::ssub_match& s) { field = std::max(field, std::stoi(s.str())); };
+  auto take = [](int& field, int value) { field = std::max(field, value); };
   while (std::getline(lines, line)) {
     if (line.find("ptxas") == std::string::npos) continue;
-    if (std::regex_search(line, m, registers)) {
-      info.valid = true;
-      take(info.registers, m[1]);
+    if (auto at = line.find("Used "); at != std::string::npos && line.find(" registers", at) != std::string::npos) {
+      if (int n = number_after(line, at + 5); n >= 0) {
+        info.valid = true;
+        take(info.registers, n);
+      }
     }
-    if (std::regex_search(line, m, smem)) take(info.static_shared_bytes, m[1]);
-    if (std::regex_search(line, m, frame)) {
-      take(info.stack_frame_bytes, m[1]);
-      take(info.spill_store_bytes, m[2]);
-      take(info.spill_load_bytes, m[3]);
+    if (auto at = line.find(" bytes smem"); at != std::string::npos)
+      take(info.static_shared_bytes, number_before(line, at));
+    if (auto at = line.find(" bytes stack frame"); at != std::string::npos) {
+      take(info.stack_frame_bytes, number_before(line, at));
+      if (auto st = line.find(" bytes spill stores"); st != std::string::npos)
+        take(info.spill_store_bytes, number_before(line, st));
+      if (auto ld = line.find(" bytes spill loads"); ld != std::string::npos)
+        take(info.spill_load_bytes, number_before(line, ld));
     }
   }
   return info;

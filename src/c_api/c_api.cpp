@@ -80,7 +80,9 @@ int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int
     tilejit::CompileOptions options;
     options.num_warps = num_warps;
     options.num_stages = num_stages;
-    const auto& k = library_kernel(kernel).compile(to_args(args, n_args), options);
+    const tilejit::KernelBase& library = library_kernel(kernel);
+    const std::vector<tilejit::Arg> list = to_args(args, n_args);
+    const tilejit::CompiledKernel& k = library.compile(list, options);
     // Handles live as long as the cached kernel they point at: for the process.
     static thread_local std::vector<std::unique_ptr<tilejit_compiled>> handles;
     handles.push_back(std::make_unique<tilejit_compiled>(tilejit_compiled{&k}));
