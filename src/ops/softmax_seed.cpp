@@ -23,6 +23,8 @@ SeedConfig seed_config(std::int64_t cols) {
   SeedConfig c;
   while (c.block < cols) c.block <<= 1;
   c.num_warps = c.block >= 4096 ? 16 : c.block >= 2048 ? 8 : 4;  // the seed's choice
+  // Narrow rows: at least 4 elements per thread, so no warp only holds copies of another's.
+  while (c.num_warps > 1 && c.block < 128 * c.num_warps) c.num_warps /= 2;
   return c;
 }
 

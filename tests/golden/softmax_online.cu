@@ -19,6 +19,19 @@ __device__ __forceinline__ unsigned short tj_f32_to_bf16(float f) {
 // NaN-propagating max/min, like torch.maximum.
 template <class T> __device__ __forceinline__ T tj_max(T a, T b) { return (a != a || a > b) ? a : b; }
 template <class T> __device__ __forceinline__ T tj_min(T a, T b) { return (a != a || a < b) ? a : b; }
+#if __CUDA_ARCH__ >= 800  // one instruction instead of a compare-and-select chain
+template <> __device__ __forceinline__ float tj_max(float a, float b) {
+  float d;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+template <> __device__ __forceinline__ float tj_min(float a, float b) {
+  float d;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+#endif
+
 
 // kernel softmax_online: 4 warps
 extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned short* v0, unsigned short* v1, int v2, int v3, int v4) {

@@ -287,6 +287,8 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
     case ir::OpKind::cmp_ne: return fmt::format("({} != {})", c(0), c(1));
     case ir::OpKind::neg: return wrap(fmt::format("(-{})", c(0)));
     case ir::OpKind::bit_not: return in == DType::i1 ? fmt::format("(!{})", c(0)) : fmt::format("(~{})", c(0));
+    // expf/exp2f (2 ulp over the whole range); a faster ex2.approx form would lose accuracy
+    // for large arguments.
     case ir::OpKind::exp: return math("expf", "exp");
     case ir::OpKind::exp2: return math("exp2f", "exp2");
     case ir::OpKind::log: return math("logf", "log");
