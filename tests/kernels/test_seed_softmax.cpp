@@ -163,3 +163,47 @@ TEST_CASE("seed softmax on f16 and bf16 inputs") {
     CHECK(cmp.max_rel_error <= (t == DType::f16 ? 2e-3 : 1.6e-2));
   }
 }
+
+TEST_CASE("seed softmax with pointers off 16-byte alignment and odd row strides") {
+  // The specialization sees unaligned pointers and strides not divisible by 16, so the code
+  // must fall back to narrower accesses; results must not change.
+  for (auto [rows, cols, in_stride, out_stride, in_off, out_off] :
+       {std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>{
+            33, 1000, 1001, 1003, 1, 3},
+        {7, 1024, 1024, 1024, 1, 1},
+        {5, 4097, 4099, 4097, 2, 0}}) {
+    CAPTURE(cols);
+    CAPTURE(in_off);
+    std::vector<float> dense = softmax_input(rows, cols, 5);
+    std::vector<float> padded(static_cast<std::size_t>(rows * in_stride + in_off), 0.f);
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c)
+        padded[static_cast<std::size_t>(in_off + r * in_stride + c)] = dense[static_cast<std::size_t>(r * cols + c)];
+    Buffer in = buffer(DType::f32, padded.size());
+    Buffer out = buffer(DType::f32, static_cast<std::size_t>(rows * out_stride + out_off));
+    in.upload(padded);
+    out.fill_bytes(0xff);
+    Pointer pin{in.address() + 4 * static_cast<std::uint64_t>(in_off), DType::f32, memory()};
+    Pointer pout{out.address() + 4 * static_cast<std::uint64_t>(out_off), DType::f32, memory()};
+    ops::softmax_seed(pout, pin, rows, cols, in_stride, out_stride, nullptr, backend());
+    finish();
+    std::vector<float> all = out.download<float>();
+    std::vector<float> got(all.begin() + out_off, all.end());
+    auto cmp = examples::compare_rows(got, examples::softmax_reference(dense, rows, cols, cols), rows, cols,
+                                      out_stride);
+    CHECK(cmp.nan_mismatches == 0);
+    CHECK(cmp.max_rel_error <= 1e-5);
+  }
+}
+
+TEST_CASE("the seed softmax op: empty shapes launch nothing, bad input is refused") {
+  Buffer a = buffer(DType::f32, 16);
+  Pointer p{a.address(), DType::f32, memory()};
+  CHECK_NOTHROW(ops::softmax_seed(p, p, 0, 16, 16, 16, nullptr, backend()));
+  CHECK_NOTHROW(ops::softmax_seed(p, p, 4, 0, 16, 16, nullptr, backend()));
+  CHECK_THROWS_AS(ops::softmax_seed(p, p, -1, 16, 16, 16, nullptr, backend()), Error);
+  CHECK_THROWS_AS(ops::softmax_seed(p, p, 1, 20000, 20000, 20000, nullptr, backend()), Error);
+  CHECK_THROWS_AS(ops::softmax_seed(Pointer{0, DType::f32, memory()}, p, 1, 16, 16, 16, nullptr, backend()), Error);
+  CHECK_THROWS_AS(ops::softmax_seed(Pointer{a.address(), DType::i32, memory()}, p, 1, 16, 16, 16, nullptr, backend()),
+                  Error);
+}
