@@ -11,10 +11,16 @@ __device__ __forceinline__ unsigned short tj_f32_to_f16(float f) {
 }
 __device__ __forceinline__ float tj_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned)h) << 16); }
 __device__ __forceinline__ unsigned short tj_f32_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (unsigned short)(u >> 16);
+#endif
 }
 // NaN-propagating max/min, like torch.maximum.
 template <class T> __device__ __forceinline__ T tj_max(T a, T b) { return (a != a || a > b) ? a : b; }
@@ -272,12 +278,15 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
     float v60[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) v60[r] = expf(v59[r]);
-    float v61_23[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v61_23[r] = v47;
     float v62[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v62[r] = (v60[r] / v61_23[r]);
+    const float tj_rcp_23 = __frcp_rn(v47);
+    if (fabsf(v47) <= 8.50705917e37f && fabsf(v47) >= 1.17549435e-38f) {
+      #pragma unroll
+      for (int r = 0; r < 8; ++r) v62[r] = v60[r] * tj_rcp_23;
+    } else {
+      #pragma unroll
+      for (int r = 0; r < 8; ++r) v62[r] = v60[r] / v47;
+    }
     unsigned short v65[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) v65[r] = tj_f32_to_f16((float)(v62[r]));

@@ -11,10 +11,16 @@ __device__ __forceinline__ unsigned short tj_f32_to_f16(float f) {
 }
 __device__ __forceinline__ float tj_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned)h) << 16); }
 __device__ __forceinline__ unsigned short tj_f32_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (unsigned short)(u >> 16);
+#endif
 }
 // NaN-propagating max/min, like torch.maximum.
 template <class T> __device__ __forceinline__ T tj_max(T a, T b) { return (a != a || a > b) ? a : b; }
@@ -188,12 +194,15 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     }
     float const v37 = v37_acc_14[0];
 #line 40 "softmax_seed.h"
-    float v38_15[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v38_15[r] = v37;
     float v39[8];
-    #pragma unroll
-    for (int r = 0; r < 8; ++r) v39[r] = (v36[r] / v38_15[r]);
+    const float tj_rcp_15 = __frcp_rn(v37);
+    if (fabsf(v37) <= 8.50705917e37f && fabsf(v37) >= 1.17549435e-38f) {
+      #pragma unroll
+      for (int r = 0; r < 8; ++r) v39[r] = v36[r] * tj_rcp_15;
+    } else {
+      #pragma unroll
+      for (int r = 0; r < 8; ++r) v39[r] = v36[r] / v37;
+    }
     int const v40 = (v22 * v3);
     float* const v41 = (v0 + v40);
     float* v42_17[8];

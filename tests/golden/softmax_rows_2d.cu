@@ -11,10 +11,16 @@ __device__ __forceinline__ unsigned short tj_f32_to_f16(float f) {
 }
 __device__ __forceinline__ float tj_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned)h) << 16); }
 __device__ __forceinline__ unsigned short tj_f32_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (unsigned short)(u >> 16);
+#endif
 }
 // NaN-propagating max/min, like torch.maximum.
 template <class T> __device__ __forceinline__ T tj_max(T a, T b) { return (a != a || a > b) ? a : b; }

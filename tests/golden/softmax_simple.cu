@@ -11,10 +11,16 @@ __device__ __forceinline__ unsigned short tj_f32_to_f16(float f) {
 }
 __device__ __forceinline__ float tj_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned)h) << 16); }
 __device__ __forceinline__ unsigned short tj_f32_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
   return (unsigned short)(u >> 16);
+#endif
 }
 // NaN-propagating max/min, like torch.maximum.
 template <class T> __device__ __forceinline__ T tj_max(T a, T b) { return (a != a || a > b) ? a : b; }
@@ -147,12 +153,15 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   }
   float const v20 = v20_acc_8[0];
 #line 25 "softmax_seed.h"
-  float v21_9[8];
-  #pragma unroll
-  for (int r = 0; r < 8; ++r) v21_9[r] = v20;
   float v22[8];
-  #pragma unroll
-  for (int r = 0; r < 8; ++r) v22[r] = (v19[r] / v21_9[r]);
+  const float tj_rcp_9 = __frcp_rn(v20);
+  if (fabsf(v20) <= 8.50705917e37f && fabsf(v20) >= 1.17549435e-38f) {
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v22[r] = v19[r] * tj_rcp_9;
+  } else {
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v22[r] = v19[r] / v20;
+  }
   int const v23 = (v5 * v3);
   float* const v24 = (v0 + v23);
   float* v25_11[8];

@@ -168,8 +168,8 @@ TEST_CASE("seed softmax with pointers off 16-byte alignment and odd row strides"
   // The specialization sees unaligned pointers and strides not divisible by 16, so the code
   // must fall back to narrower accesses; results must not change.
   for (auto [rows, cols, in_stride, out_stride, in_off, out_off] :
-       {std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>{
-            33, 1000, 1001, 1003, 1, 3},
+       {std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t>{33, 1000, 1001,
+                                                                                                       1003, 1, 3},
         {7, 1024, 1024, 1024, 1, 1},
         {5, 4097, 4099, 4097, 2, 0}}) {
     CAPTURE(cols);
@@ -189,8 +189,8 @@ TEST_CASE("seed softmax with pointers off 16-byte alignment and odd row strides"
     finish();
     std::vector<float> all = out.download<float>();
     std::vector<float> got(all.begin() + out_off, all.end());
-    auto cmp = examples::compare_rows(got, examples::softmax_reference(dense, rows, cols, cols), rows, cols,
-                                      out_stride);
+    auto cmp =
+        examples::compare_rows(got, examples::softmax_reference(dense, rows, cols, cols), rows, cols, out_stride);
     CHECK(cmp.nan_mismatches == 0);
     CHECK(cmp.max_rel_error <= 1e-5);
   }

@@ -248,6 +248,9 @@ void Emitter::block_op(const ir::Op& op, const Layout& l, const std::string& nam
       return;
     }
     case ir::OpKind::load: return load_op(op, l, name);
+    case ir::OpKind::div:
+      if (uniform_float_division(op, l, name)) return;
+      break;
     default: break;
   }
   std::vector<std::string> args;
@@ -303,6 +306,37 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
     case ir::OpKind::addptr: return fmt::format("({} + {})", args.at(0), args.at(1));
     default: throw InternalError(fmt::format("codegen: '{}' is not elementwise", ir::op_name(op.kind)));
   }
+}
+
+}  // namespace tilejit::codegen::cuda
+
+namespace tilejit::codegen::cuda {
+
+// x * rn(1/s) is within 1.5 ulp of x / s (IEEE division costs a dozen instructions per element).
+// Where 1/s is not a normal float (s tiny, zero, infinite or NaN) the exact division runs
+// instead; that test is uniform across the program, so the branch costs nothing.
+bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, const std::string& name) {
+  ir::ValueId res = op.results[0], divisor = op.operands[1];
+  DType t = type(res).elem;
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16) return false;
+  auto def = def_.find(divisor);
+  if (def == def_.end() || def->second->kind != ir::OpKind::splat) return false;
+  std::string s = to_compute(t, scalar(def->second->operands[0]));
+  std::string x = block(op.operands[0], l);
+  int n = l.num_regs();
+  std::string rcp = fresh("tj_rcp");
+  line(fmt::format("{} {}[{}];", storage_type(res), name, n));
+  line(fmt::format("const float {} = __frcp_rn({});", rcp, s));
+  open(fmt::format("if (fabsf({}) <= 8.50705917e37f && fabsf({}) >= 1.17549435e-38f)", s, s));  // 2^126, 2^-126
+  per_register(
+      n, fmt::format("{}[r] = {};", name, from_compute(t, fmt::format("{} * {}", to_compute(t, x + "[r]"), rcp))));
+  close("} else {");
+  ++indent_;
+  scopes_.emplace_back();
+  per_register(n,
+               fmt::format("{}[r] = {};", name, from_compute(t, fmt::format("{} / {}", to_compute(t, x + "[r]"), s))));
+  close();
+  return true;
 }
 
 }  // namespace tilejit::codegen::cuda

@@ -54,6 +54,9 @@ class Emitter {
   /// C expression of an elementwise op given its operands' element expressions.
   std::string elementwise(const ir::Op& op, const std::vector<std::string>& args) const;
   void load_op(const ir::Op& op, const Layout& l, const std::string& name);
+  /// x / s for a block x and a splat scalar s (softmax's normalization): one reciprocal per
+  /// thread and a multiply per element. Returns false when the op is not of that form.
+  bool uniform_float_division(const ir::Op& op, const Layout& l, const std::string& name);
   void store_op(const ir::Op& op);
   /// Elements per thread one access may move: contiguous in the layout, proven contiguous
   /// and aligned by the axis analysis, one mask value for all, at most 16 bytes.
