@@ -1,5 +1,7 @@
-"""Softmax on the GPU: tilejit (through its C API) beside torch.softmax, a Triton kernel of
-the seed's algorithm and a device-to-device copy of the same bytes (the ceiling, C).
+"""Softmax on the GPU: tilejit's library op (tilejit_op: tilejit_softmax, every shape) and its seed
+kernel (tilejit_seed: N <= 16384) through the C API, beside torch.softmax, torch.compile of
+torch.softmax, a Triton kernel of the seed's algorithm (N <= 16384) and a device-to-device copy of
+the same bytes (the ceiling, C). Implementations that cannot run a shape are reported as n/a.
 
 Method: triton.testing.do_bench (CUDA events, L2 flushed by zeroing a 256 MB buffer before
 each run, median of the runs); bytes = input read once + output written once. Every result
@@ -25,25 +27,54 @@ from triton_seed_softmax import TritonSeedSoftmax  # noqa: E402
 DTYPES = {torch.float32: 5, torch.float16: 3, torch.bfloat16: 4}  # tilejit::DType codes
 
 
+SEED_MAX_N = 16384  # the seed kernels (tilejit's and Triton's) hold a row in registers
+
+
 class Tilejit:
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
         self.lib.tilejit_softmax_seed.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * 4 + [
             ctypes.c_int, ctypes.c_void_p]
         self.lib.tilejit_softmax_seed.restype = ctypes.c_int
+        self.lib.tilejit_softmax.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * 4 + [
+            ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+        self.lib.tilejit_softmax.restype = ctypes.c_int
         self.lib.tilejit_last_error.restype = ctypes.c_char_p
 
-    def __call__(self, x, y):
-        rows, cols = x.shape
-        rc = self.lib.tilejit_softmax_seed(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0),
-                                           DTYPES[x.dtype], torch.cuda.current_stream().cuda_stream)
+    def _check(self, rc):
         if rc != 0:
             raise RuntimeError(self.lib.tilejit_last_error().decode())
+
+    def seed(self, x, y):
+        rows, cols = x.shape
+        self._check(self.lib.tilejit_softmax_seed(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0),
+                                                  DTYPES[x.dtype], torch.cuda.current_stream().cuda_stream))
+        return y
+
+    def op(self, x, y):
+        rows, cols = x.shape
+        self._check(self.lib.tilejit_softmax(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0),
+                                             DTYPES[x.dtype], DTYPES[y.dtype], torch.cuda.current_stream().cuda_stream))
         return y
 
 
-def check(name, y, x):
-    ref = torch.softmax(x.double(), dim=-1)
+def make_compiled_softmax():
+    """torch.compile(torch.softmax), or None (with a message) where torch.compile does not work here."""
+    try:
+        # One compiled graph per shape and dtype (dynamic=False): raise dynamo's recompile limit
+        # (8 by default) so later shapes are not silently run eagerly.
+        for knob in ("cache_size_limit", "recompile_limit"):
+            if hasattr(torch._dynamo.config, knob):
+                setattr(torch._dynamo.config, knob, 64)
+        fn = torch.compile(lambda t: torch.softmax(t, dim=-1), dynamic=False)
+        fn(torch.randn(4, 64, device="cuda"))
+        return fn
+    except Exception as e:  # e.g. no C compiler or Triton mismatch on the bench machine
+        print(f"torch.compile skipped: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", flush=True)
+        return None
+
+
+def check(name, y, x, ref):
     err = ((y.double() - ref).norm() / ref.norm()).item()
     tol = 1e-5 if x.dtype == torch.float32 else 1e-2
     if not err <= tol:
@@ -52,7 +83,14 @@ def check(name, y, x):
 
 
 def time_ms(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+SHAPES = [(4096, n) for n in (1024, 4096, 16384, 65536, 262144)] + [
+    (1, 16 << 20), (16, 4 << 20), (128, 1 << 20), (1, 1 << 20),
+    (65536, 32), (65536, 128), (32768, 512), (4096, 256)]
+QUICK_SHAPES = [(4096, 1024), (4096, 16384), (4096, 65536), (1, 16 << 20), (65536, 128)]
+IMPLS = ("copy", "tilejit_op", "tilejit_seed", "torch", "torch_compile", "triton")
 
 
 def main():
@@ -63,32 +101,41 @@ def main():
     args = ap.parse_args()
     torch.manual_seed(0)
     tj, tr = Tilejit(args.lib), TritonSeedSoftmax()
-    shapes = [(4096, n) for n in (256, 1024, 2048, 4096, 8192, 16384)] + [(65536, 128)]
-    if args.quick:
-        shapes = [(4096, 1024), (4096, 4096), (4096, 16384)]
+    compiled = make_compiled_softmax()
+    shapes = QUICK_SHAPES if args.quick else SHAPES
     rows = []
     for dtype in (torch.float32, torch.bfloat16):
         for m, n in shapes:
             x = torch.randn(m, n, device="cuda", dtype=dtype) * 3
+            ref = torch.softmax(x.double(), dim=-1)
             gbytes = 2 * x.numel() * x.element_size() / 1e9
+            y = torch.empty_like(x)
+            seed_ok = n <= SEED_MAX_N
             impls = {
                 "copy": lambda: y.copy_(x),
-                "tilejit": lambda: tj(x, y),
+                "tilejit_op": lambda: tj.op(x, y),
+                "tilejit_seed": (lambda: tj.seed(x, y)) if seed_ok else None,
                 "torch": lambda: torch.softmax(x, dim=-1),  # allocates its output, as users call it
-                "triton": lambda: tr(x, y),
+                "torch_compile": (lambda: compiled(x)) if compiled else None,
+                "triton": (lambda: tr(x, y)) if seed_ok else None,
             }
             result = {}
             for name, fn in impls.items():
-                y = torch.full_like(x, float("nan"))
+                if fn is None:
+                    result[name] = None
+                    continue
+                y.fill_(float("nan"))
                 out = fn()
                 torch.cuda.synchronize()
                 if name != "copy":
-                    check(name, out if name == "torch" else y, x)
+                    check(name, out if name.startswith("torch") else y, x, ref)
                 result[name] = time_ms(fn)
+            del ref
             c = result["copy"]
             rows.append((str(dtype).replace("torch.", ""), m, n, gbytes, result, c))
-            line = " ".join(f"{k} {v * 1e3:8.1f}us {gbytes / (v / 1e3):6.0f}GB/s {c / v:4.2f}C" for k, v in result.items())
-            print(f"{rows[-1][0]:9s} {m:6d} x {n:6d}: {line}", flush=True)
+            line = " ".join(f"{k} n/a" if v is None else f"{k} {v * 1e3:8.1f}us {gbytes / (v / 1e3):6.0f}GB/s {c / v:4.2f}C"
+                            for k, v in result.items())
+            print(f"{rows[-1][0]:9s} {m:6d} x {n:8d}: {line}", flush=True)
     write_report(rows, args.out)
 
 
@@ -107,7 +154,11 @@ def write_report(rows, out_dir):
              "| dtype | M | N | impl | time (us) | GB/s | fraction of C |", "|---|---|---|---|---|---|---|"]
     for dtype, m, n, gbytes, result, c in rows:
         for name, ms in result.items():
-            lines.append(f"| {dtype} | {m} | {n} | {name} | {ms * 1e3:.1f} | {gbytes / (ms / 1e3):.0f} | {c / ms:.2f} |")
+            if ms is None:
+                lines.append(f"| {dtype} | {m} | {n} | {name} | n/a | n/a | n/a |")
+            else:
+                lines.append(
+                    f"| {dtype} | {m} | {n} | {name} | {ms * 1e3:.1f} | {gbytes / (ms / 1e3):.0f} | {c / ms:.2f} |")
     with open(os.path.join(out_dir, "softmax.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     try:
@@ -117,9 +168,10 @@ def write_report(rows, out_dir):
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
         for ax, dtype in zip(axes, ("float32", "bfloat16")):
             sel = [r for r in rows if r[0] == dtype and r[1] == 4096]
-            ns = [r[2] for r in sel]
-            for name in ("copy", "tilejit", "torch", "triton"):
-                ax.plot(ns, [r[3] / (r[4][name] / 1e3) for r in sel], marker="o", label=name)
+            for name in IMPLS:
+                pts = [(r[2], r[3] / (r[4][name] / 1e3)) for r in sel if r[4].get(name) is not None]
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
             ax.set_xscale("log", base=2)
             ax.set_title(f"softmax M=4096 {dtype} on {gpu}")
             ax.set_xlabel("N")

@@ -5,8 +5,10 @@
 
 namespace tilejit::examples {
 
-std::vector<double> softmax_reference(const std::vector<float>& in, std::int64_t rows, std::int64_t cols,
-                                      std::int64_t stride) {
+namespace {
+
+std::vector<double> reference(const std::vector<float>& in, std::int64_t rows, std::int64_t cols, std::int64_t stride,
+                              bool log) {
   std::vector<double> out(static_cast<std::size_t>(rows * cols));
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* x = in.data() + r * stride;
@@ -16,9 +18,21 @@ std::vector<double> softmax_reference(const std::vector<float>& in, std::int64_t
       if (!std::isnan(m) && (std::isnan(x[c]) || x[c] > m)) m = x[c];  // NaN propagates, like torch
     double s = 0;
     for (std::int64_t c = 0; c < cols; ++c) s += y[c] = std::exp(static_cast<double>(x[c]) - m);
-    for (std::int64_t c = 0; c < cols; ++c) y[c] /= s;
+    for (std::int64_t c = 0; c < cols; ++c) y[c] = log ? static_cast<double>(x[c]) - m - std::log(s) : y[c] / s;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<double> softmax_reference(const std::vector<float>& in, std::int64_t rows, std::int64_t cols,
+                                      std::int64_t stride) {
+  return reference(in, rows, cols, stride, false);
+}
+
+std::vector<double> log_softmax_reference(const std::vector<float>& in, std::int64_t rows, std::int64_t cols,
+                                          std::int64_t stride) {
+  return reference(in, rows, cols, stride, true);
 }
 
 Comparison compare_rows(const std::vector<float>& out, const std::vector<double>& ref, std::int64_t rows,
@@ -28,11 +42,11 @@ Comparison compare_rows(const std::vector<float>& out, const std::vector<double>
     double diff = 0, norm = 0;
     for (std::int64_t k = 0; k < cols; ++k) {
       double o = out[static_cast<std::size_t>(r * stride + k)], e = ref[static_cast<std::size_t>(r * cols + k)];
-      if (std::isnan(o) != std::isnan(e)) {
-        ++c.nan_mismatches;
+      if (!std::isfinite(e) || !std::isfinite(o)) {
+        // Non-finite values must match exactly (and count in no norm: -inf in log_softmax rows).
+        if (!(o == e || (std::isnan(o) && std::isnan(e)))) ++c.nan_mismatches;
         continue;
       }
-      if (std::isnan(e)) continue;
       diff += (o - e) * (o - e);
       norm += e * e;
     }

@@ -11,9 +11,16 @@ namespace tilejit::examples {
 std::vector<double> softmax_reference(const std::vector<float>& in, std::int64_t rows, std::int64_t cols,
                                       std::int64_t stride);
 
+/// Row-wise log_softmax (x - max - log(sum of exp(x - max))) in float64, NaN where softmax
+/// gives NaN; -inf inputs give -inf.
+std::vector<double> log_softmax_reference(const std::vector<float>& in, std::int64_t rows, std::int64_t cols,
+                                          std::int64_t stride);
+
 struct Comparison {
-  double max_rel_error = 0;         // max over rows of ||out - ref|| / ||ref||
-  std::int64_t nan_mismatches = 0;  // elements where exactly one of out/ref is NaN
+  double max_rel_error = 0;  // max over rows of ||out - ref|| / ||ref||, over finite reference values
+  // Elements where the reference is NaN or infinite and `out` is not the same (NaN, or the
+  // same infinity), or where the reference is finite and `out` is not.
+  std::int64_t nan_mismatches = 0;
   std::int64_t worst_row = -1;
 };
 

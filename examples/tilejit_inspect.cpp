@@ -1,14 +1,21 @@
-// tilejit-inspect: print any stage of an example kernel at a chosen specialization.
+// tilejit-inspect: print any stage of an example kernel at a chosen specialization, or what
+// the disk cache holds.
 //   tilejit-inspect softmax --block 1024 --warps 4 --emit ptx
 //   tilejit-inspect softmax --block 1024 --backend cpu --emit asm
+//   tilejit-inspect --cache                      (entries of the disk cache)
+//   tilejit-inspect --cache-entry FILE --emit ptx|cuda|sass|meta
 // Works without a GPU (CUDA stages compile for TILEJIT_ARCH, else sm_90). Without --backend the
-// stage decides: cuda/ptx/cubin are CUDA's, llvm/asm the CPU's, anything else the default.
+// stage decides: cuda/ptx/cubin/sass are CUDA's, llvm/asm the CPU's, anything else the default.
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <ctime>
 
 #include "cli_args.h"
 #include "example_kernels.h"
+#include "sass.h"
+#include "tilejit/cache.h"
 #include "tilejit/tilejit.h"
 
 using namespace tilejit;
@@ -18,8 +25,11 @@ namespace {
 void usage() {
   fmt::print(
       "usage: tilejit-inspect <kernel> [--block N] [--warps W] [--dtype f32|f16|bf16] [--rows M] [--cols N]\n"
-      "                       [--backend cuda|cpu] [--arch sm_90] [--emit ir|ir.lowered|cuda|ptx|llvm|asm|meta]\n"
-      "       tilejit-inspect --list\n\nkernels:\n");
+      "                       [--backend cuda|cpu] [--arch sm_90]\n"
+      "                       [--emit ir|ir.lowered|cuda|ptx|sass|llvm|asm|meta]\n"
+      "       tilejit-inspect --list\n"
+      "       tilejit-inspect --cache\n"
+      "       tilejit-inspect --cache-entry FILE [--emit cuda|ptx|sass|meta]\n\nkernels:\n");
   for (const auto& k : examples::example_kernels()) fmt::print("  {:<20} {}\n", k.name, k.description);
 }
 
@@ -38,8 +48,11 @@ void print_meta(const CompiledKernel& k) {
   fmt::print("registers     {}\nspill bytes   {} stores, {} loads\nstack frame   {} bytes\n", m.registers,
              m.spill_store_bytes, m.spill_load_bytes, m.stack_frame_bytes);
   fmt::print("shared memory {} bytes (dynamic scratch)\n", m.dynamic_shared_bytes);
-  fmt::print("time          trace+passes {:.2f} ms, codegen {:.2f} ms, nvrtc {:.2f} ms\n", m.trace_ms, m.codegen_ms,
-             m.compile_ms);
+  fmt::print("time          trace+passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms\n", m.trace_ms, m.codegen_ms,
+             m.from_disk_cache ? "disk cache read" : "nvrtc", m.compile_ms);
+  fmt::print("compiled      {}\n", m.compile_reason);
+  if (!m.disk_cache_path.empty()) fmt::print("disk entry    {}\n", m.disk_cache_path);
+  if (!m.override_path.empty()) fmt::print("override      {}\n", m.override_path);
   fmt::print("stages        {}\n", fmt::join(k.stage_names(), ", "));
   std::string why;
   if (has_gpu(&why)) {
@@ -48,6 +61,47 @@ void print_meta(const CompiledKernel& k) {
                r.static_shared_bytes, r.max_active_blocks_per_sm);
   } else {
     fmt::print("device        none ({})\n", why);
+  }
+}
+
+std::string when(std::int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  return fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::localtime(t));
+}
+
+int list_cache() {
+  std::string why;
+  std::string dir = cache_directory(&why);
+  if (dir.empty()) {
+    fmt::print("disk cache off: {}\n", why);
+    return 0;
+  }
+  auto entries = list_cache_entries();
+  std::uint64_t total = 0;
+  for (const auto& e : entries) total += e.bytes;
+  fmt::print("disk cache {}: {} entries, {} bytes (most recently used first)\n", dir, entries.size(), total);
+  for (const auto& e : entries) {
+    if (!e.valid) {
+      fmt::print("\n{}\n  invalid ({}): it will be rebuilt\n", e.path, e.problem);
+      continue;
+    }
+    fmt::print("\n{}  {}  {} bytes  last use {}\n  {}\n  {}\n", e.kernel_name, e.arch, e.bytes, when(e.last_use), e.key,
+               e.path);
+  }
+  return 0;
+}
+
+void print_entry(const std::string& path, const std::string& emit) {
+  if (emit == "sass") {
+    fmt::print("{}", examples::disassemble(read_cache_entry_field(path, "cubin")));
+  } else if (emit == "meta") {
+    for (const char* f : {"kernel", "entry", "key", "arch", "registers", "spill_stores", "spill_loads", "stack_frame",
+                          "dynamic_shared"})
+      fmt::print("{:<15}{}\n", f, read_cache_entry_field(path, f));
+    fmt::print("key components\n{}", read_cache_entry_field(path, "components"));
+  } else {
+    std::string text = read_cache_entry_field(path, emit);
+    std::fwrite(text.data(), 1, text.size(), stdout);
   }
 }
 
@@ -63,6 +117,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
+    if (std::string(argv[1]) == "--cache") return list_cache();
+    if (std::string(argv[1]) == "--cache-entry") {
+      if (argc < 3) throw Error("--cache-entry needs a file (see --cache)");
+      examples::CliArgs args(argc - 2, argv + 2, {{"emit", "meta"}});
+      print_entry(argv[2], args.str("emit"));
+      return 0;
+    }
     const auto& example = examples::find_example(argv[1]);
     examples::CliArgs args(argc - 1, argv + 1,
                            {{"block", "1024"},
@@ -88,10 +149,11 @@ int main(int argc, char** argv) {
     if (backend == "cuda") options.backend = Backend::cuda;
     else if (backend == "cpu") options.backend = Backend::cpu;
     else if (!backend.empty()) throw Error(fmt::format("unknown --backend '{}' (cuda or cpu)", backend));
-    else if (emit == "cuda" || emit == "ptx" || emit == "cubin") options.backend = Backend::cuda;
+    else if (emit == "cuda" || emit == "ptx" || emit == "cubin" || emit == "sass") options.backend = Backend::cuda;
     else if (emit == "llvm" || emit == "asm") options.backend = Backend::cpu;
     const CompiledKernel& k = example.kernel->compile(launch_args, options);
     if (emit == "meta") print_meta(k);
+    else if (emit == "sass") fmt::print("{}", examples::disassemble(k.stage("cubin")));
     else std::fwrite(k.stage(emit).data(), 1, k.stage(emit).size(), stdout);
     return 0;
   } catch (const Error& e) {

@@ -1,21 +1,27 @@
-// tilejit-softmax: the main job. Compiles the seed softmax kernel for a shape, runs it on
-// the GPU when there is one (else on the CPU backend), checks it against a float64 reference and
+// tilejit-softmax: the main job. Runs row-wise softmax on a shape — by default the library op
+// (tilejit::ops::softmax, which picks a strategy per shape), or one of the seed's kernels — on the
+// GPU when there is one (else on the CPU backend), checks it against a float64 reference and
 // reports time and bandwidth next to a copy of the same bytes (device-to-device, or memcpy).
-// The CUDA compile always happens, so the PTX for the GPU is written even without one.
-//   tilejit-softmax --rows 4096 --cols 4096 [--kernel simple|persistent] [--dump ptx|cuda|ir]
-//                   [--backend cuda|cpu] [--threads N] [--reps N]
+// The seed kernels are always compiled for CUDA too, so their PTX is written even without a GPU.
+//   tilejit-softmax --rows 4096 --cols 4096 [--kernel op|seed|simple|persistent] [--dtype f32|f16|bf16]
+//                   [--log] [--strategy NAME --block N --warps N --stages N --rows-per-program N --splits N]
+//                   [--tune] [--dump ptx|cuda|ir] [--backend cuda|cpu] [--threads N] [--reps N]
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "cli_args.h"
 #include "example_kernels.h"
+#include "half_bits.h"
 #include "kernels/softmax_seed.h"
 #include "softmax_reference.h"
+#include "tilejit/ops/softmax.h"
+#include "tilejit/ops/softmax_autotune.h"
 #include "tilejit/tilejit.h"
 #include "tilejit/timing.h"
 
@@ -24,27 +30,25 @@ using namespace tilejit;
 namespace {
 
 struct Plan {
-  std::string kernel;
+  std::string kernel;  // op, simple or persistent
   std::int64_t rows, cols, block;
   int num_warps, num_stages;
+  DType dtype;
+  bool log;
 };
 
-// The seed's heuristics: more warps for wider rows.
-int default_warps(std::int64_t block) { return block >= 4096 ? 16 : block >= 2048 ? 8 : 4; }
-
-std::vector<Arg> arguments(const Plan& p, const Buffer* out, const Buffer* in) {
-  Pointer o{out ? out->address() : 0x10000, DType::f32}, i{in ? in->address() : 0x20000, DType::f32};
+std::vector<Arg> seed_arguments(const Plan& p, std::uint64_t out, std::uint64_t in) {
+  Pointer o{out, p.dtype}, i{in, p.dtype};
   if (p.kernel == "simple") return {o, i, p.cols, p.cols, p.cols, p.block};
   return {o, i, p.cols, p.cols, p.rows, p.cols, p.block, p.num_stages};
 }
 
 // Median of `reps` host-clock timings of `run` after `warmup` untimed runs (CPU launches are
 // synchronous, so the clock brackets the whole kernel).
-template <class Run>
-double median_ms(int warmup, int reps, const Run& run) {
+double median_ms(int warmup, int reps, const std::function<void()>& run) {
   for (int i = 0; i < warmup; ++i) run();
   std::vector<double> samples;
-  for (int i = 0; i < reps; ++i) {
+  for (int i = 0; i < std::max(1, reps); ++i) {
     auto t0 = std::chrono::steady_clock::now();
     run();
     samples.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -54,125 +58,177 @@ double median_ms(int warmup, int reps, const Run& run) {
   return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
 }
 
+// Random rows, rounded to the element type so the reference sees what the kernel reads.
 std::vector<float> random_input(const Plan& p, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.f, 2.f);
   std::vector<float> host(static_cast<std::size_t>(p.rows * p.cols));
   for (auto& v : host) v = normal(rng);
+  if (p.dtype != DType::f32) host = examples::from_half_bits(p.dtype, examples::to_half_bits(p.dtype, host));
   return host;
 }
 
+void upload(Buffer& b, const std::vector<float>& v) {
+  if (b.dtype() == DType::f32) return b.upload(v);
+  b.upload(examples::to_half_bits(b.dtype(), v));
+}
+
+std::vector<float> download(const Buffer& b) {
+  if (b.dtype() == DType::f32) return b.download<float>();
+  return examples::from_half_bits(b.dtype(), b.download<std::uint16_t>());
+}
+
 bool verify(const Plan& p, const std::vector<float>& host, const std::vector<float>& result) {
-  auto cmp =
-      examples::compare_rows(result, examples::softmax_reference(host, p.rows, p.cols, p.cols), p.rows, p.cols, p.cols);
-  bool ok = cmp.max_rel_error <= 1e-5 && cmp.nan_mismatches == 0;
-  fmt::print("check vs float64 reference: max row relative error {:.2e}, NaN mismatches {} -> {}\n", cmp.max_rel_error,
-             cmp.nan_mismatches, ok ? "OK" : "FAILED");
+  auto ref = p.log ? examples::log_softmax_reference(host, p.rows, p.cols, p.cols)
+                   : examples::softmax_reference(host, p.rows, p.cols, p.cols);
+  auto cmp = examples::compare_rows(result, ref, p.rows, p.cols, p.cols);
+  double tol = p.dtype == DType::f32 ? 1e-5 : 1e-2;
+  bool ok = cmp.max_rel_error <= tol && cmp.nan_mismatches == 0;
+  fmt::print("check vs float64 reference: max row relative error {:.2e} (limit {:.0e}), NaN mismatches {} -> {}\n",
+             cmp.max_rel_error, tol, cmp.nan_mismatches, ok ? "OK" : "FAILED");
   return ok;
 }
 
-// The CPU backend: host buffers, synchronous launches timed with the host clock.
-int run_cpu(const examples::CliArgs& args, const Plan& p, const KernelBase& kernel) {
-  CompileOptions options{p.num_warps, p.num_stages, "", Backend::cpu};
-  const CompiledKernel& k = kernel.compile(arguments(p, nullptr, nullptr), options);
-  const auto& md = k.metadata();
-  int threads = args.given("threads") ? static_cast<int>(args.integer("threads")) : 0;
-  fmt::print(
-      "CPU backend: {} ({}), compiled in {:.1f} ms (trace {:.2f}, codegen {:.2f}, LLVM {:.1f}), {} bytes of "
-      "scratch per thread\n",
-      md.arch, md.entry_name, md.trace_ms + md.codegen_ms + md.compile_ms, md.trace_ms, md.codegen_ms, md.compile_ms,
-      md.cpu_scratch_bytes);
-  if (args.given("dump")) fmt::print("{}: {}\n", args.str("dump"), k.write_stage(args.str("dump")));
+const KernelBase& seed_kernel(const Plan& p) {
+  if (p.kernel == "simple") return examples::softmax_simple();
+  return examples::softmax_persistent();
+}
 
+// The library op's options from the command line: a forced configuration when --strategy is given.
+ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
+  ops::SoftmaxOptions o;
+  o.backend = backend;
+  o.cpu_threads = static_cast<int>(args.integer("threads"));
+  if (args.given("strategy")) {
+    ops::SoftmaxConfig c;
+    if (!ops::parse_strategy(args.str("strategy"), c.strategy))
+      throw Error(fmt::format("unknown --strategy '{}' (rows_2d, row_in_registers, online or split_row)",
+                              args.str("strategy")));
+    c.block = args.integer("block");
+    c.num_warps = static_cast<int>(args.integer("warps"));
+    c.num_stages = static_cast<int>(args.integer("stages"));
+    c.rows_per_program = args.integer("rows-per-program");
+    c.splits = args.integer("splits");
+    o.config = c;
+  }
+  return o;
+}
+
+// Runs, checks and times one plan on `backend` (cuda or cpu).
+int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
+  const bool cpu = backend == Backend::cpu;
+  const Memory memory = cpu ? Memory::host : Memory::device;
   auto host = random_input(p, static_cast<unsigned>(args.integer("seed")));
-  Buffer in(DType::f32, host.size(), Memory::host), out(DType::f32, host.size(), Memory::host);
-  in.upload(host);
+  Buffer in(p.dtype, host.size(), memory), out(p.dtype, host.size(), memory);
+  upload(in, host);
   out.fill_bytes(0xff);  // NaN everywhere: unwritten outputs cannot pass
-  auto launch_args = arguments(p, &out, &in);
-  Grid grid = p.kernel == "simple" ? Grid(static_cast<std::uint64_t>(p.rows))
-                                   : Grid(persistent_grid(k, static_cast<std::uint64_t>(p.rows)));
-  LaunchOptions launch;
-  launch.cpu_threads = threads;
-  k.launch(grid, launch_args, launch);
-  bool ok = verify(p, host, out.download<float>());
 
-  int reps = args.given("reps") ? static_cast<int>(args.integer("reps")) : 10;
-  double t = median_ms(1, reps, [&] { k.launch(grid, launch_args, launch); });
-  double c = median_ms(1, reps, [&] { std::memcpy(out.host_data(), in.host_data(), in.bytes()); });
+  std::function<void()> run;
+  std::string grid_note;
+  if (p.kernel == "op") {
+    ops::SoftmaxOptions o = op_options(args, backend);
+    if (args.flag("tune")) {
+      ops::TuneOptions t;
+      t.backend = backend;
+      auto r = ops::tune_softmax(p.rows, p.cols, p.dtype, t);
+      fmt::print("tuned over {} candidates: {} ({:.4f} ms), saved to {}\n", r.timings.size(), ops::describe(r.best),
+                 r.best_ms, ops::softmax_tuning_file(backend));
+    }
+    auto plan = ops::plan_softmax(p.rows, p.cols, p.dtype, p.dtype, o);
+    fmt::print("tilejit-softmax: library op{}, {} x {} {}, {} ({}), backend {}\n", p.log ? " (log_softmax)" : "",
+               p.rows, p.cols, dtype_name(p.dtype), ops::describe(plan.config), ops::config_source_name(plan.source),
+               backend_name(backend));
+    Pointer po{out.address(), p.dtype, memory}, pi{in.address(), p.dtype, memory};
+    run = [=] {
+      if (p.log) ops::log_softmax(po, pi, p.rows, p.cols, p.cols, p.cols, nullptr, o);
+      else ops::softmax(po, pi, p.rows, p.cols, p.cols, p.cols, nullptr, o);
+    };
+  } else {
+    const CompiledKernel& k = seed_kernel(p).compile(seed_arguments(p, out.address(), in.address()),
+                                                     {p.num_warps, p.num_stages, "", backend});
+    if (cpu && args.given("dump")) fmt::print("{}: {}\n", args.str("dump"), k.write_stage(args.str("dump")));
+    Grid grid = p.kernel == "simple" ? Grid(static_cast<std::uint64_t>(p.rows))
+                                     : Grid(persistent_grid(k, static_cast<std::uint64_t>(p.rows)));
+    grid_note = fmt::format("grid {}, ", grid.x);
+    LaunchOptions launch;
+    launch.cpu_threads = static_cast<int>(args.integer("threads"));
+    auto launch_args = seed_arguments(p, out.address(), in.address());
+    run = [&k, grid, launch, launch_args] { k.launch(grid, launch_args, launch); };
+  }
+  run();
+  if (!cpu) synchronize();
+  bool ok = verify(p, host, download(out));
+
   double bytes = 2.0 * static_cast<double>(in.bytes());
+  int reps = static_cast<int>(args.integer("reps"));
+  if (cpu) {
+    reps = args.given("reps") ? reps : 10;
+    double t = median_ms(1, reps, run);
+    double c = median_ms(1, reps, [&] { std::memcpy(out.host_data(), in.host_data(), in.bytes()); });
+    int threads = static_cast<int>(args.integer("threads"));
+    fmt::print(
+        "CPU ({} threads): {}median {:.3f} ms, {:.1f} GB/s; memcpy of the same bytes {:.3f} ms, {:.1f} GB/s; "
+        "fraction of memcpy {:.2f}\n",
+        threads > 0 ? threads : default_cpu_threads(), grid_note, t, bytes / t / 1e6, c, bytes / c / 1e6, c / t);
+    return ok ? 0 : 1;
+  }
+  TimingOptions timing;
+  timing.reps = reps;
+  auto t = time_gpu(run, timing);
+  auto c = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }, timing);
   fmt::print(
-      "CPU ({} threads): grid {}, median {:.3f} ms, {:.1f} GB/s; memcpy of the same bytes {:.3f} ms, {:.1f} GB/s; "
-      "fraction of memcpy {:.2f}\n",
-      threads > 0 ? threads : default_cpu_threads(), grid.x, t, bytes / t / 1e6, c, bytes / c / 1e6, c / t);
+      "{}: {}median {:.4f} ms, {:.0f} GB/s; device copy of the same bytes {:.4f} ms, {:.0f} GB/s; "
+      "fraction of copy {:.2f}\n",
+      device_properties().name, grid_note, t.median_ms, bytes / t.median_ms / 1e6, c.median_ms,
+      bytes / c.median_ms / 1e6, c.median_ms / t.median_ms);
   return ok ? 0 : 1;
 }
 
-const KernelBase& kernel_for(const Plan& p) {
-  if (p.kernel == "simple") return examples::softmax_simple();
-  if (p.kernel == "persistent") return examples::softmax_persistent();
-  throw Error(fmt::format("unknown --kernel '{}' (simple or persistent)", p.kernel));
-}
-
 int run(const examples::CliArgs& args) {
-  Plan p{args.str("kernel"), args.integer("rows"), args.integer("cols"), 0, 0, 2};
+  Plan p{args.str("kernel"), args.integer("rows"), args.integer("cols"), 0, 0, 2, DType::f32, args.flag("log")};
+  if (p.kernel == "seed") p.kernel = "persistent";
+  if (p.kernel != "op" && p.kernel != "simple" && p.kernel != "persistent")
+    throw Error(fmt::format("unknown --kernel '{}' (op, seed, simple or persistent)", p.kernel));
+  if (!parse_dtype(args.str("dtype"), p.dtype) ||
+      (p.dtype != DType::f32 && p.dtype != DType::f16 && p.dtype != DType::bf16))
+    throw Error(fmt::format("unknown --dtype '{}' (f32, f16 or bf16)", args.str("dtype")));
   if (p.rows < 1 || p.cols < 1) throw Error("--rows and --cols must be positive");
-  p.block = examples::next_power_of_two(p.cols);
-  if (p.block > 16384) throw Error(fmt::format("--cols {} is wider than the seed kernel holds (16384)", p.cols));
-  p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps")) : default_warps(p.block);
-
-  const KernelBase& kernel = kernel_for(p);
-  // Always the CUDA compile: it is what the GPU runs, and its PTX is worth showing without one.
-  const CompiledKernel& k =
-      kernel.compile(arguments(p, nullptr, nullptr), {p.num_warps, p.num_stages, "", Backend::cuda});
-  const auto& md = k.metadata();
-  fmt::print("tilejit-softmax: {} kernel, {} x {} fp32, BLOCK_SIZE {}, {} warps, arch {}\n", p.kernel, p.rows, p.cols,
-             p.block, p.num_warps, md.arch);
-  fmt::print("compiled in {:.1f} ms (trace {:.2f}, codegen {:.2f}, nvrtc {:.1f}): {} registers, {} bytes spilled\n",
-             md.trace_ms + md.codegen_ms + md.compile_ms, md.trace_ms, md.codegen_ms, md.compile_ms, md.registers,
-             md.spill_store_bytes);
-  fmt::print("PTX: {}\n", k.write_stage("ptx"));
+  if (p.kernel != "op" && (p.log || args.flag("tune") || args.given("strategy")))
+    throw Error("--log, --tune and --strategy need --kernel op");
   const std::string& backend = args.str("backend");
   if (!backend.empty() && backend != "cuda" && backend != "cpu")
     throw Error(fmt::format("unknown --backend '{}' (cuda or cpu)", backend));
-  bool cpu_dump = backend == "cpu" || (backend.empty() && !has_gpu());
-  if (args.given("dump") && !cpu_dump) fmt::print("{}: {}\n", args.str("dump"), k.write_stage(args.str("dump")));
-
   std::string why;
-  if (backend == "cpu" || (backend.empty() && !has_gpu(&why))) {
+  bool use_cpu = backend == "cpu" || (backend.empty() && !has_gpu(&why));
+
+  if (p.kernel != "op") {
+    p.block = examples::next_power_of_two(p.cols);
+    if (p.block > 16384) throw Error(fmt::format("--cols {} is wider than the seed kernel holds (16384)", p.cols));
+    p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps")) : ops::seed_config(p.cols).num_warps;
+    // Always the CUDA compile: it is what the GPU runs, and its PTX is worth showing without one.
+    const CompiledKernel& k =
+        seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), {p.num_warps, p.num_stages, "", Backend::cuda});
+    const auto& md = k.metadata();
+    fmt::print("tilejit-softmax: {} kernel, {} x {} {}, BLOCK_SIZE {}, {} warps, arch {}\n", p.kernel, p.rows, p.cols,
+               dtype_name(p.dtype), p.block, p.num_warps, md.arch);
+    fmt::print("compiled in {:.1f} ms (trace {:.2f}, codegen {:.2f}, nvrtc {:.1f}): {} registers, {} bytes spilled\n",
+               md.trace_ms + md.codegen_ms + md.compile_ms, md.trace_ms, md.codegen_ms, md.compile_ms, md.registers,
+               md.spill_store_bytes);
+    fmt::print("PTX: {}\n", k.write_stage("ptx"));
+    if (args.given("dump") && !use_cpu) fmt::print("{}: {}\n", args.str("dump"), k.write_stage(args.str("dump")));
+  }
+
+  if (use_cpu) {
     std::string no_cpu;
     bool cpu = has_cpu_backend(&no_cpu);
     if (!why.empty()) fmt::print("no GPU ({}){}\n", why, cpu ? ": running on the CPU backend" : "");
     if (!cpu) {
-      fmt::print("{}\nThe kernel was compiled and its PTX written; running it needs a GPU or the CPU backend.\n",
-                 no_cpu);
-      return backend == "cpu" ? 1 : 0;
+      fmt::print("{}\nRunning needs a GPU or the CPU backend.\n", no_cpu);
+      return backend == "cpu" || p.kernel == "op" ? 1 : 0;
     }
-    return run_cpu(args, p, kernel);
+    return execute(args, p, Backend::cpu);
   }
-
-  auto host = random_input(p, static_cast<unsigned>(args.integer("seed")));
-  Buffer in(DType::f32, host.size()), out(DType::f32, host.size());
-  in.upload(host);
-  out.fill_bytes(0xff);  // NaN everywhere: unwritten outputs cannot pass
-  auto launch_args = arguments(p, &out, &in);
-  Grid grid = p.kernel == "simple" ? Grid(static_cast<std::uint64_t>(p.rows))
-                                   : Grid(persistent_grid(k, static_cast<std::uint64_t>(p.rows)));
-  k.launch(grid, launch_args);
-  synchronize();
-  bool ok = verify(p, host, out.download<float>());
-
-  TimingOptions timing;
-  timing.reps = static_cast<int>(args.integer("reps"));
-  auto t = time_gpu([&] { k.launch(grid, launch_args); }, timing);
-  auto c = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }, timing);
-  double bytes = 2.0 * static_cast<double>(in.bytes());
-  const auto& dev = device_properties();
-  fmt::print(
-      "{}: grid {}, median {:.4f} ms, {:.0f} GB/s; device copy of the same bytes {:.4f} ms, {:.0f} GB/s; "
-      "fraction of copy {:.2f}\n",
-      dev.name, grid.x, t.median_ms, bytes / t.median_ms / 1e6, c.median_ms, bytes / c.median_ms / 1e6,
-      c.median_ms / t.median_ms);
-  return ok ? 0 : 1;
+  return execute(args, p, Backend::cuda);
 }
 
 }  // namespace
@@ -182,13 +238,20 @@ int main(int argc, char** argv) {
     examples::CliArgs args(argc, argv,
                            {{"rows", "4096"},
                             {"cols", "4096"},
-                            {"kernel", "persistent"},
+                            {"kernel", "op"},
+                            {"dtype", "f32"},
                             {"dump", ""},
                             {"warps", "4"},
+                            {"stages", "1"},
+                            {"block", "0"},
+                            {"rows-per-program", "1"},
+                            {"splits", "1"},
+                            {"strategy", ""},
                             {"reps", "100"},
                             {"seed", "1"},
                             {"backend", ""},
-                            {"threads", "0"}});
+                            {"threads", "0"}},
+                           {"log", "tune"});
     return run(args);
   } catch (const Error& e) {
     fmt::print(stderr, "tilejit-softmax: {}\n", e.what());

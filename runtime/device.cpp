@@ -99,8 +99,9 @@ std::string target_arch() {
     return arch;
   }
   if (!driver_available()) return "sm_90";  // no device: still produce PTX/cubin for inspection
-  const DeviceInfo& i = device_info();
-  return fmt::format("sm_{}{}", i.cc_major, i.cc_minor);
+  // Formatted once: every Kernel::launch without an explicit arch asks.
+  static const std::string device_arch = fmt::format("sm_{}{}", device_info().cc_major, device_info().cc_minor);
+  return device_arch;
 }
 
 }  // namespace tilejit::rt

@@ -141,10 +141,13 @@ void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, St
     }
   }
 
-  check(d.cuLaunchKernel(function_, grid.x, grid.y, grid.z, threads, 1, 1, dynamic_smem, stream, params, nullptr),
-        "cuLaunchKernel",
-        fmt::format("kernel {}, grid ({}, {}, {}), {} threads, {} bytes dynamic shared memory", entry_name_, grid.x,
-                    grid.y, grid.z, threads, dynamic_smem));
+  CUresult r =
+      d.cuLaunchKernel(function_, grid.x, grid.y, grid.z, threads, 1, 1, dynamic_smem, stream, params, nullptr);
+  // The detail is formatted only on failure: this is every launch's path.
+  if (r != CUDA_SUCCESS)
+    check(r, "cuLaunchKernel",
+          fmt::format("kernel {}, grid ({}, {}, {}), {} threads, {} bytes dynamic shared memory", entry_name_, grid.x,
+                      grid.y, grid.z, threads, dynamic_smem));
 }
 
 }  // namespace tilejit::rt

@@ -40,6 +40,8 @@ class LoadedKernel {
   LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   const std::string& entry_name() const { return entry_name_; }
+  /// The CUfunction, for callers that launch through the driver themselves (benchmarks).
+  CUfunc_st* function() const { return function_; }
   KernelResources resources() const;
   /// Blocks of `threads_per_block` threads that fit on one SM at once; 0 when none do.
   int max_active_blocks_per_sm(int threads_per_block, int dynamic_smem_bytes) const;

@@ -129,6 +129,21 @@ PtxasInfo parse_ptxas_info(const std::string& log) {
   return info;
 }
 
+std::vector<std::string> nvrtc_options(const std::string& arch, const std::vector<std::string>& extra_options) {
+  bool real = false;
+  if (!valid_arch(arch, real))
+    throw Error(
+        fmt::format("cannot compile for '{}': expected an architecture like sm_90, sm_90a or compute_90", arch));
+  // --no-cache: with a driver present NVRTC 13 reuses cubins from the driver's compute cache and
+  // then ptxas does not run, so the -v report (registers, spills) would be missing. tilejit keeps
+  // its own cache of compiled kernels, report included, so NVRTC's adds nothing.
+  std::vector<std::string> options = {"--gpu-architecture=" + arch, "--std=c++17", "-lineinfo", "--ptxas-options=-v",
+                                      "--no-cache"};
+  if (const std::string& include = cuda_include_dir(); !include.empty()) options.push_back("--include-path=" + include);
+  options.insert(options.end(), extra_options.begin(), extra_options.end());
+  return options;
+}
+
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::string& arch,
                           const std::vector<std::string>& extra_options) {
   bool real = false;
@@ -137,13 +152,7 @@ NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_nam
                             file_name, arch));
 
   NvrtcOutput out;
-  // --no-cache: with a driver present NVRTC 13 reuses cubins from the driver's compute cache and
-  // then ptxas does not run, so the -v report (registers, spills) would be missing. tilejit keeps
-  // its own cache of compiled kernels, report included, so NVRTC's adds nothing.
-  out.options = {"--gpu-architecture=" + arch, "--std=c++17", "-lineinfo", "--ptxas-options=-v", "--no-cache"};
-  if (const std::string& include = cuda_include_dir(); !include.empty())
-    out.options.push_back("--include-path=" + include);
-  out.options.insert(out.options.end(), extra_options.begin(), extra_options.end());
+  out.options = nvrtc_options(arch, extra_options);
   const std::string joined = join(out.options);
   auto fail = [&](const std::string& what, nvrtcResult r, std::string log) {
     return CompileError(

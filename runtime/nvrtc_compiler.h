@@ -37,6 +37,10 @@ struct NvrtcOutput {
 NvrtcOutput nvrtc_compile(const std::string& source, const std::string& file_name, const std::string& arch,
                           const std::vector<std::string>& extra_options = {});
 
+/// The options nvrtc_compile(source, file, arch, extra_options) passes to NVRTC; part of every
+/// disk-cache key. Throws tilejit::Error for a malformed `arch`.
+std::vector<std::string> nvrtc_options(const std::string& arch, const std::vector<std::string>& extra_options = {});
+
 /// Extracts ptxas' -v report from a compile log; valid is false when the log has none.
 PtxasInfo parse_ptxas_info(const std::string& log);
 

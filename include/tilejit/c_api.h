@@ -54,6 +54,16 @@ const char* tilejit_stage(const tilejit_compiled* kernel, const char* stage);
 int tilejit_softmax_seed(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
                          int64_t out_row_stride, int dtype, void* stream);
 
+/* Row-wise softmax for any shape (tilejit::ops::softmax): the strategy and launch configuration
+ * are picked per shape and device (autotuned file, else built-in table). in_dtype and out_dtype:
+ * TILEJIT_F32, TILEJIT_F16 or TILEJIT_BF16 (may differ); arithmetic in f32. rows or cols == 0
+ * launches nothing. Device pointers; asynchronous on `stream`. */
+int tilejit_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                    int64_t out_row_stride, int in_dtype, int out_dtype, void* stream);
+/* The same for log_softmax: x - max - log(sum(exp(x - max))). */
+int tilejit_log_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                        int64_t out_row_stride, int in_dtype, int out_dtype, void* stream);
+
 #ifdef __cplusplus
 }
 #endif

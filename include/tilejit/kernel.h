@@ -130,7 +130,13 @@ struct KernelMetadata {
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int stack_frame_bytes = 0;
-  double trace_ms = 0, codegen_ms = 0, compile_ms = 0;
+  double trace_ms = 0, codegen_ms = 0, compile_ms = 0;  ///< compile_ms: NVRTC/LLVM, or reading the disk entry
+  /// Why this specialization was compiled: which key component differs from the nearest one
+  /// cached (also printed on stderr with TILEJIT_DEBUG=1), and what the disk cache did.
+  std::string compile_reason;
+  bool from_disk_cache = false;  ///< the binary was read from the disk cache (NVRTC skipped)
+  std::string disk_cache_path;   ///< the disk-cache entry read or written; empty when none
+  std::string override_path;     ///< a TILEJIT_OVERRIDE_DIR file used instead of the CUDA C or PTX
 };
 
 /// What the driver reports once the kernel is loaded on the device.
@@ -250,9 +256,12 @@ class KernelBase {
     launch(grid, std::span<const Arg>(args.begin(), args.size()), options, loc);
   }
 
-  /// Specializations in this kernel's memory cache, and how many compiles it took to fill it.
+  /// Specializations in this kernel's memory cache, and how many compiles it took to fill it
+  /// (a specialization read from the disk cache counts as a compile: it was not in memory).
   std::size_t cache_size() const;
   std::size_t compile_count() const;
+  /// The compile_reason of this kernel's latest compile; empty before the first.
+  std::string last_miss_reason() const;
 
  protected:
   KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,

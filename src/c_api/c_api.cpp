@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_seed.h"
 #include "tilejit/tilejit.h"
 
@@ -116,6 +117,28 @@ int tilejit_softmax_seed(void* out, const void* in, int64_t rows, int64_t cols, 
                                {reinterpret_cast<std::uint64_t>(in), t, tilejit::Memory::device}, rows, cols,
                                in_row_stride, out_row_stride, static_cast<tilejit::StreamHandle>(stream),
                                tilejit::Backend::cuda);
+  });
+}
+
+int tilejit_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                    int64_t out_row_stride, int in_dtype, int out_dtype, void* stream) {
+  return guarded([&] {
+    tilejit::ops::SoftmaxOptions options;
+    options.backend = tilejit::Backend::cuda;
+    tilejit::ops::softmax({reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), tilejit::Memory::device},
+                          {reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), tilejit::Memory::device}, rows,
+                          cols, in_row_stride, out_row_stride, static_cast<tilejit::StreamHandle>(stream), options);
+  });
+}
+
+int tilejit_log_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                        int64_t out_row_stride, int in_dtype, int out_dtype, void* stream) {
+  return guarded([&] {
+    tilejit::ops::SoftmaxOptions options;
+    options.backend = tilejit::Backend::cuda;
+    tilejit::ops::log_softmax({reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), tilejit::Memory::device},
+                              {reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), tilejit::Memory::device}, rows,
+                              cols, in_row_stride, out_row_stride, static_cast<tilejit::StreamHandle>(stream), options);
   });
 }
 

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "jit/compiled_kernel_impl.h"
@@ -50,6 +51,11 @@ std::string CompiledKernel::dump_directory() { return jit::dump_directory(); }
 
 const rt::LoadedKernel& CompiledKernel::Impl::module() const {
   std::call_once(load_once, [this] {
+    if (load_ptx) {
+      const std::string& ptx = stages.at("ptx");
+      loaded = rt::LoadedKernel::load(std::vector<char>(ptx.begin(), ptx.end()), metadata.entry_name);
+      return;
+    }
     if (cubin.empty())
       throw Error(fmt::format("kernel {} was compiled for {} without a cubin; it cannot be loaded", metadata.entry_name,
                               metadata.arch));
@@ -76,6 +82,9 @@ DeviceResources CompiledKernel::resources() const {
 
 namespace {
 
+// Launches of kernels with at most this many parameters build their packing on the stack.
+constexpr std::size_t kInlineArgs = 32;
+
 unsigned grid_dim(std::uint64_t v, const char* axis, const std::source_location& loc) {
   if (v > std::numeric_limits<std::int32_t>::max())
     throw UserError(fmt::format("grid.{} = {} is larger than the device allows", axis, v), loc);
@@ -93,36 +102,38 @@ void CompiledKernel::launch(Grid grid, std::span<const Arg> args, StreamHandle s
 void CompiledKernel::launch(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
                             std::source_location loc) const {
   const Impl& k = *impl_;
-  const bool cpu = k.metadata.backend == Backend::cpu;
-  auto bound = jit::bind_arguments(k.signature, args, loc);
   // Only arguments of this specialization may use it.
-  jit::check_facts(k.signature, k.params, bound, loc);
-  std::vector<std::uint64_t> storage(args.size(), 0);
-  std::vector<void*> params;
-  for (std::size_t i = 0; i < bound.size(); ++i) {
-    const auto& want = k.params[i];
-    const auto& got = bound[i];
-    if (want.kind == detail::ParamKind::constexpr_int) {
-      if (got.constexpr_value != want.constexpr_value)
-        throw UserError(fmt::format("argument {} ('{}'): this kernel was compiled for {} = {}, got {}", i, want.name,
-                                    want.name, want.constexpr_value, got.constexpr_value),
-                        loc);
-      continue;
-    }
-    bool widen_ok = want.kind == detail::ParamKind::integer && want.dtype == DType::i64;
-    if (got.dtype != want.dtype && !widen_ok)
-      throw UserError(fmt::format("argument {} ('{}'): this kernel was compiled for {}, got {}", i, want.name,
-                                  dtype_name(want.dtype), dtype_name(got.dtype)),
-                      loc);
+  jit::ArgFacts inline_facts[kInlineArgs];
+  std::vector<jit::ArgFacts> heap_facts(args.size() > kInlineArgs ? args.size() : 0);
+  jit::ArgFacts* facts = heap_facts.empty() ? inline_facts : heap_facts.data();
+  jit::bind_facts(k.signature, args, facts, loc);
+  jit::check_facts(k.signature, k.params, facts, loc);
+  k.launch_checked(grid, args, options, loc);
+}
+
+void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
+                                          const std::source_location& loc) const {
+  const bool on_cpu = metadata.backend == Backend::cpu;
+  // The launch packing: one slot per argument, a pointer to each non-constexpr one.
+  std::uint64_t inline_storage[kInlineArgs];
+  void* inline_params[kInlineArgs];
+  std::vector<std::uint64_t> heap_storage(args.size() > kInlineArgs ? args.size() : 0);
+  std::vector<void*> heap_params(heap_storage.size());
+  std::uint64_t* storage = heap_storage.empty() ? inline_storage : heap_storage.data();
+  void** packed = heap_params.empty() ? inline_params : heap_params.data();
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& want = params[i];
     void* slot = &storage[i];
     switch (want.kind) {
+      case detail::ParamKind::constexpr_int: continue;
       case detail::ParamKind::pointer: {
-        Memory wrong = cpu ? Memory::device : Memory::host;
+        Memory wrong = on_cpu ? Memory::device : Memory::host;
         if (args[i].pointer().memory == wrong)
           throw UserError(fmt::format("argument {} ('{}') is a {} Buffer, but kernel '{}' was compiled for the {} "
                                       "backend, which needs {} memory (allocate it with Memory::{})",
-                                      i, want.name, cpu ? "device" : "host", k.metadata.kernel_name,
-                                      cpu ? "CPU" : "CUDA", cpu ? "host" : "device", cpu ? "host" : "device"),
+                                      i, want.name, on_cpu ? "device" : "host", metadata.kernel_name,
+                                      on_cpu ? "CPU" : "CUDA", on_cpu ? "host" : "device", on_cpu ? "host" : "device"),
                           loc);
         storage[i] = args[i].pointer().address;
         break;
@@ -142,20 +153,19 @@ void CompiledKernel::launch(Grid grid, std::span<const Arg> args, const LaunchOp
         std::memcpy(slot, &v, sizeof v);
         break;
       }
-      case detail::ParamKind::constexpr_int: break;
     }
-    params.push_back(slot);
+    packed[n++] = slot;
   }
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // nothing to run, as in Triton
   rt::Dim3 dims{grid_dim(grid.x, "x", loc), grid_dim(grid.y, "y", loc), grid_dim(grid.z, "z", loc)};
-  if (cpu) {
+  if (on_cpu) {
     if (options.cpu_threads < 0)
       throw UserError(fmt::format("cpu_threads must be >= 0, got {}", options.cpu_threads), loc);
-    jit::launch_cpu(k, grid, params.data(), options.cpu_threads);
+    jit::launch_cpu(*this, grid, packed, options.cpu_threads);
     return;
   }
-  k.module().launch(dims, 32u * static_cast<unsigned>(k.metadata.num_warps),
-                    static_cast<unsigned>(k.metadata.dynamic_shared_bytes), options.stream, params.data());
+  module().launch(dims, 32u * static_cast<unsigned>(metadata.num_warps),
+                  static_cast<unsigned>(metadata.dynamic_shared_bytes), options.stream, packed);
 }
 
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items) {

@@ -22,6 +22,8 @@ struct CompiledKernel::Impl {
   std::vector<jit::BoundParam> params;
   std::map<std::string, std::string, std::less<>> stages;
   std::vector<char> cubin;
+  jit::KeyComponents components;  // the full key (specialization + toolchain), for miss reasons
+  bool load_ptx = false;          // a PTX override: the driver compiles the PTX (there is no cubin)
 
   mutable std::once_flag load_once;
   mutable std::unique_ptr<rt::LoadedKernel> loaded;
@@ -33,6 +35,10 @@ struct CompiledKernel::Impl {
   mutable std::unique_ptr<std::string> asm_text;
 
   const rt::LoadedKernel& module() const;
+  /// Packs `args` and launches; they must already match this specialization (bind_facts +
+  /// check_facts, or a memory-cache lookup by the same facts). Allocates nothing.
+  void launch_checked(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
+                      const std::source_location& loc) const;
   /// The names of every stage, including those made on request.
   std::vector<std::string> stage_names() const;
   /// A stage's text, or nullptr when this kernel has no such stage.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -11,7 +12,11 @@
 #include "dsl/trace.h"
 #include "ir/printer.h"
 #include "jit/cpu_backend.h"
+#include "jit/disk_cache.h"
+#include "jit/hash128.h"
+#include "jit/miss_reason.h"
 #include "passes/passes.h"
+#include "runtime/device.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tilejit/error.h"
 
@@ -50,6 +55,161 @@ tl::detail::TraceParam trace_param(const BoundParam& p) {
   return {p.name, k, p.dtype, p.constexpr_value, p.divisibility, p.equals_one};
 }
 
+// TILEJIT_DEBUG=1 (exactly; Debug builds' verification does not print) says why each compile ran.
+void report_compile(const KernelMetadata& md) {
+  const char* v = std::getenv("TILEJIT_DEBUG");
+  if (v && std::string(v) == "1") fmt::print(stderr, "tilejit: {}\n", md.compile_reason);
+}
+
+struct Override {
+  enum Kind { none, cuda, ptx } kind = none;
+  std::string path, text;
+};
+
+// TILEJIT_OVERRIDE_DIR/<entry>.cuda replaces the generated CUDA C, <entry>.ptx NVRTC's PTX.
+Override find_override(const std::string& entry) {
+  const char* dir = std::getenv("TILEJIT_OVERRIDE_DIR");
+  if (!dir || !*dir) return {};
+  for (auto [kind, ext] : {std::pair{Override::cuda, ".cuda"}, std::pair{Override::ptx, ".ptx"}}) {
+    std::filesystem::path p = std::filesystem::path(dir) / (entry + ext);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) continue;
+    std::ifstream in(p, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw Error(fmt::format("could not read the override file {}", p.string()));
+    return {kind, p.string(), std::move(text)};
+  }
+  return {};
+}
+
+std::string field(const EntryFields& f, const char* name) {
+  auto it = f.find(name);
+  return it == f.end() ? std::string() : it->second;
+}
+
+int int_field(const EntryFields& f, const char* name) {
+  std::string v = field(f, name);
+  int out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  return ec == std::errc() && ptr == v.data() + v.size() ? out : -1;
+}
+
+// Whether a decoded entry is exactly this kernel: same full key, same source, usable binary.
+// (The checksum already caught corruption; this catches hash collisions and stale layouts.)
+std::string entry_mismatch(const EntryFields& e, const std::string& components, const CompiledKernel::Impl& k) {
+  if (field(e, "components") != components) return "its key differs";
+  if (field(e, "cuda") != k.stages.at("cuda")) return "its source differs";
+  if (field(e, "entry") != k.metadata.entry_name) return "its entry name differs";
+  if (field(e, "ptx").empty()) return "it has no PTX";
+  if (rt::is_sm_arch(k.metadata.arch) && field(e, "cubin").empty()) return "it has no cubin";
+  for (const char* n : {"registers", "spill_stores", "spill_loads", "stack_frame", "dynamic_shared"})
+    if (int_field(e, n) < 0) return fmt::format("its {} field is malformed", n);
+  if (int_field(e, "dynamic_shared") != k.metadata.dynamic_shared_bytes) return "its shared memory size differs";
+  return {};
+}
+
+// The parts of the disk key beyond the specialization: everything else that changes the binary.
+void add_toolchain_components(KeyComponents& parts, const std::string& source, const std::vector<std::string>& options,
+                              const Override& ov) {
+  static const std::string nvrtc = rt::nvrtc_version();
+  std::string joined;
+  for (const auto& o : options) joined += (joined.empty() ? "" : " ") + o;
+  parts.emplace_back("tilejit", TILEJIT_VERSION);
+  parts.emplace_back("nvrtc", nvrtc);
+  parts.emplace_back("llvm", llvm_version_name());
+  parts.emplace_back("nvrtc_options", joined);
+  parts.emplace_back("source", hash128_hex(source));
+  parts.emplace_back("override", ov.kind == Override::cuda ? hash128_hex(ov.text) : "none");
+  const char* arch_env = std::getenv("TILEJIT_ARCH");
+  parts.emplace_back("TILEJIT_ARCH", arch_env ? arch_env : "");
+}
+
+std::string file_stem(const std::string& kernel, const std::string& hex) {
+  std::string name;
+  for (char c : kernel.substr(0, 64)) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name + "-" + hex;
+}
+
+// Disk hit: NVRTC is skipped. Disk miss (or an entry that fails validation): NVRTC, then the
+// entry is (re)written. Either way metadata says what happened and why.
+void compile_cuda_cached(CompiledKernel::Impl& k, const Override& ov, const std::vector<KeyComponents>& previous) {
+  auto& md = k.metadata;
+  const std::string& source = k.stages.at("cuda");
+  auto options = rt::nvrtc_options(md.arch);
+  add_toolchain_components(k.components, source, options, ov);
+  const std::string components = encode_components(k.components);
+  Hasher128 h;
+  h.add(components);
+  const std::string stem = file_stem(md.kernel_name, h.hex());
+
+  auto cache = DiskCache::from_env();
+  std::string disk_note;
+  std::string path = cache.enabled() ? cache.path_for(stem) : "";
+  if (!cache.enabled()) {
+    disk_note = "disk cache off: " + cache.disabled_reason();
+  } else if (DiskCache::always_compile()) {
+    disk_note = "disk cache not read (TILEJIT_ALWAYS_COMPILE=1)";
+  } else {
+    auto t0 = std::chrono::steady_clock::now();
+    std::string why;
+    auto entry = cache.load(path, &why);
+    if (entry) why = entry_mismatch(*entry, components, k);
+    if (entry && why.empty()) {
+      k.stages["ptx"] = field(*entry, "ptx");
+      std::string cubin = field(*entry, "cubin");
+      k.cubin.assign(cubin.begin(), cubin.end());
+      if (!cubin.empty()) k.stages["cubin"] = std::move(cubin);
+      md.registers = int_field(*entry, "registers");
+      md.spill_store_bytes = int_field(*entry, "spill_stores");
+      md.spill_load_bytes = int_field(*entry, "spill_loads");
+      md.stack_frame_bytes = int_field(*entry, "stack_frame");
+      md.compile_ms = ms_since(t0);
+      md.from_disk_cache = true;
+      md.disk_cache_path = path;
+      md.compile_reason = explain_miss(md.kernel_name, k.components, previous) + "; NVRTC skipped: disk cache hit";
+      return;
+    }
+    disk_note = why == "no entry" ? "disk cache miss (no entry)" : "disk entry ignored and rebuilt (" + why + ")";
+  }
+
+  // Nearest entries to explain the miss: this kernel's earlier keys in memory, then on disk.
+  std::vector<KeyComponents> candidates = previous;
+  if (cache.enabled())
+    for (const auto& p : cache.entries_with_prefix(file_stem(md.kernel_name, ""), 16))
+      if (p != path)
+        if (auto e = cache.load(p, nullptr, false); e) candidates.push_back(decode_components(field(*e, "components")));
+
+  auto out = rt::nvrtc_compile(source, md.kernel_name + ".cu", md.arch);
+  k.stages["ptx"] = out.ptx;
+  k.cubin = out.cubin;
+  if (!out.cubin.empty()) k.stages["cubin"] = std::string(out.cubin.begin(), out.cubin.end());
+  md.compile_ms = out.compile_ms;
+  md.registers = out.ptxas.registers;
+  md.spill_store_bytes = out.ptxas.spill_store_bytes;
+  md.spill_load_bytes = out.ptxas.spill_load_bytes;
+  md.stack_frame_bytes = out.ptxas.stack_frame_bytes;
+
+  if (cache.enabled()) {
+    EntryFields e{{"components", components},
+                  {"key", md.key},
+                  {"kernel", md.kernel_name},
+                  {"entry", md.entry_name},
+                  {"arch", md.arch},
+                  {"cuda", source},
+                  {"ptx", out.ptx},
+                  {"cubin", k.stages.count("cubin") ? k.stages["cubin"] : std::string()},
+                  {"registers", std::to_string(md.registers)},
+                  {"spill_stores", std::to_string(md.spill_store_bytes)},
+                  {"spill_loads", std::to_string(md.spill_load_bytes)},
+                  {"stack_frame", std::to_string(md.stack_frame_bytes)},
+                  {"dynamic_shared", std::to_string(md.dynamic_shared_bytes)}};
+    std::string why;
+    if (cache.store(path, e, &why)) md.disk_cache_path = path;
+    else disk_note += "; not written: " + why;
+  }
+  md.compile_reason = explain_miss(md.kernel_name, k.components, candidates) + "; " + disk_note;
+}
+
 }  // namespace
 
 std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& req) {
@@ -68,6 +228,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   md.num_stages = req.num_stages;
   k->signature = *req.signature;
   k->params = req.params;
+  k->components = spec_components(req.params, req.num_warps, req.num_stages, req.arch, req.backend);
 
   auto t0 = std::chrono::steady_clock::now();
   std::vector<tl::detail::TraceParam> trace_params;
@@ -83,7 +244,11 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   md.trace_ms = ms_since(t0);
 
   if (req.backend == Backend::cpu) {
+    // CPU kernels live in the ORC JIT as native code in this process's memory; there is
+    // nothing to serialize, so they are cached in memory only.
     compile_cpu(*k, f);
+    md.compile_reason = explain_miss(md.kernel_name, k->components, req.previous) + " (CPU: memory cache only)";
+    report_compile(md);
     dump_stages_from_env(*k);
     return k;
   }
@@ -93,15 +258,23 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   md.dynamic_shared_bytes = cuda.dynamic_shared_bytes;
   md.codegen_ms = ms_since(t0);
 
-  auto out = rt::nvrtc_compile(cuda.source, md.kernel_name + ".cu", req.arch);
-  k->stages["ptx"] = out.ptx;
-  k->cubin = out.cubin;
-  if (!out.cubin.empty()) k->stages["cubin"] = std::string(out.cubin.begin(), out.cubin.end());
-  md.compile_ms = out.compile_ms;
-  md.registers = out.ptxas.registers;
-  md.spill_store_bytes = out.ptxas.spill_store_bytes;
-  md.spill_load_bytes = out.ptxas.spill_load_bytes;
-  md.stack_frame_bytes = out.ptxas.stack_frame_bytes;
+  Override ov = find_override(md.entry_name);
+  if (ov.kind == Override::ptx) {
+    // The driver JIT-compiles the PTX at load; NVRTC and the disk cache are not involved.
+    md.override_path = ov.path;
+    k->stages["ptx"] = ov.text;
+    k->load_ptx = true;
+    md.compile_reason = explain_miss(md.kernel_name, k->components, req.previous) + "; PTX from " + ov.path;
+    report_compile(md);
+    dump_stages_from_env(*k);
+    return k;
+  }
+  if (ov.kind == Override::cuda) {
+    md.override_path = ov.path;
+    k->stages["cuda"] = ov.text;
+  }
+  compile_cuda_cached(*k, ov, req.previous);
+  report_compile(md);
   dump_stages_from_env(*k);
   return k;
 }

@@ -16,10 +16,13 @@ struct CompileRequest {
   std::string key;
   int num_warps = 4;
   int num_stages = 1;
-  std::string arch;                 // CUDA arch, or the CPU target (cpu_target())
-  Backend backend = Backend::cuda;  // cuda or cpu
+  std::string arch;                     // CUDA arch, or the CPU target (cpu_target())
+  Backend backend = Backend::cuda;      // cuda or cpu
+  std::vector<KeyComponents> previous;  // keys this kernel compiled before, for the miss reason
 };
 
+/// Traces and generates code; for CUDA then reads the disk cache or runs NVRTC (and writes the
+/// entry). Applies TILEJIT_OVERRIDE_DIR and TILEJIT_DUMP; fills metadata.compile_reason.
 std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& request);
 
 /// Writes the stages named in TILEJIT_DUMP (comma list, or "all") to TILEJIT_DUMP_DIR

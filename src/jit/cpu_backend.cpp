@@ -26,6 +26,8 @@ std::string cpu_target() {
   return target;
 }
 
+std::string llvm_version_name() { return rt::cpu::llvm_version(); }
+
 void compile_cpu(CompiledKernel::Impl& k, const ir::Function& f) {
   auto t0 = std::chrono::steady_clock::now();
   auto src = codegen::llvm_ir::generate_llvm(f, {k.metadata.entry_name, 16});
@@ -66,6 +68,7 @@ int default_cpu_threads() { throw Error(kUnavailable); }
 namespace jit {
 
 std::string cpu_target() { throw Error(kUnavailable); }
+std::string llvm_version_name() { return "none"; }
 void compile_cpu(CompiledKernel::Impl&, const ir::Function&) { throw Error(kUnavailable); }
 std::string cpu_assembly(const CompiledKernel::Impl&) { throw Error(kUnavailable); }
 void launch_cpu(const CompiledKernel::Impl&, const Grid&, void**, int) { throw Error(kUnavailable); }

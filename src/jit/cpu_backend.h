@@ -13,6 +13,8 @@ namespace tilejit::jit {
 
 /// Names the target in cache keys and metadata: host triple, CPU, features and LLVM version.
 std::string cpu_target();
+/// LLVM's version, or "none" in builds without it (part of every disk-cache key).
+std::string llvm_version_name();
 /// Generates LLVM IR for `f` and compiles it; fills the kernel's llvm stage, metadata and code.
 void compile_cpu(CompiledKernel::Impl& k, const ir::Function& f);
 /// The native assembly of a CPU kernel (its "asm" stage).

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
 
+#include "jit/compiled_kernel_impl.h"
 #include "jit/compiler.h"
 #include "jit/cpu_backend.h"
 #include "runtime/device.h"
@@ -46,16 +48,39 @@ Backend resolve(Backend requested, const std::string& arch) {
 
 }  // namespace
 
+// The memory cache. A hit is found by the arguments' facts and the resolved options alone
+// (hash_facts + an exact comparison): no trace, no key string, no heap allocation; the last
+// specialization found is checked first without taking the lock.
 struct KernelBase::Impl {
   jit::KernelSignature signature;
   const void* identity;
   std::function<void()> invoke;
 
+  struct FastEntry {
+    std::uint64_t hash;
+    std::vector<jit::ArgFacts> facts;
+    int num_warps, num_stages;
+    Backend backend;
+    std::string arch;
+    const CompiledKernel* kernel;
+
+    bool matches(std::uint64_t h, const jit::ArgFacts* f, std::size_t n, int warps, int stages, Backend b,
+                 std::string_view a) const {
+      return h == hash && warps == num_warps && stages == num_stages && b == backend && a == arch &&
+             n == facts.size() && std::equal(facts.begin(), facts.end(), f);
+    }
+  };
+
   std::mutex mutex;
   std::condition_variable compiled;  // wakes threads waiting for a key another thread compiles
   std::unordered_map<std::string, std::unique_ptr<CompiledKernel>> cache;
+  std::unordered_multimap<std::uint64_t, FastEntry> fast;  // nodes are stable: `last` points into it
+  std::atomic<const FastEntry*> last{nullptr};
   std::unordered_map<std::string, bool> in_flight;
   std::size_t compiles = 0;
+  std::string last_reason;
+
+  const CompiledKernel& lookup(std::span<const Arg> args, const CompileOptions& options, std::source_location loc);
 };
 
 KernelBase::KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,
@@ -83,49 +108,101 @@ KernelBase::~KernelBase() = default;
 
 const std::string& KernelBase::name() const { return impl_->signature.kernel_name; }
 
-const CompiledKernel& KernelBase::compile(std::span<const Arg> args, const CompileOptions& options,
-                                          std::source_location loc) const {
-  Impl& k = *impl_;
-  auto params = jit::bind_arguments(k.signature, args, loc);
+const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const CompileOptions& options,
+                                               std::source_location loc) {
+  constexpr std::size_t kInline = 32;
+  jit::ArgFacts inline_facts[kInline];
+  std::vector<jit::ArgFacts> heap_facts(args.size() > kInline ? args.size() : 0);
+  jit::ArgFacts* facts = heap_facts.empty() ? inline_facts : heap_facts.data();
+  jit::bind_facts(signature, args, facts, loc);
   Backend backend = resolve(options.backend, options.arch);
   std::string arch = backend == Backend::cpu ? jit::cpu_target()
                      : options.arch.empty()  ? rt::target_arch()
                                              : options.arch;
-  std::string key =
-      jit::specialization_key(k.signature, k.identity, params, options.num_warps, options.num_stages, arch, backend);
+  const std::size_t n = args.size();
+  const std::uint64_t h = jit::hash_facts(facts, n, options.num_warps, options.num_stages, backend, arch);
+  auto hit = [&](const FastEntry* e) {
+    return e && e->matches(h, facts, n, options.num_warps, options.num_stages, backend, arch);
+  };
+  if (const FastEntry* e = last.load(std::memory_order_acquire); hit(e)) return *e->kernel;
 
-  std::unique_lock lock(k.mutex);
-  for (;;) {
-    if (auto it = k.cache.find(key); it != k.cache.end()) return *it->second;
-    if (!k.in_flight.count(key)) break;
-    k.compiled.wait(lock);  // another thread compiles this key; use its result
-  }
-  k.in_flight[key] = true;
+  std::unique_lock lock(mutex);
+  for (auto [it, end] = fast.equal_range(h); it != end; ++it)
+    if (hit(&it->second)) {
+      last.store(&it->second, std::memory_order_release);
+      return *it->second.kernel;
+    }
   lock.unlock();
 
-  std::unique_ptr<CompiledKernel::Impl> built;
-  try {
-    jit::CompileRequest req{&k.signature, params, &k.invoke, key, options.num_warps, options.num_stages, arch, backend};
-    built = jit::compile_specialization(req);
-  } catch (...) {
-    lock.lock();
-    k.in_flight.erase(key);
-    k.compiled.notify_all();
-    throw;
-  }
+  // Not compiled yet (or compiling in another thread): the full key decides.
+  auto params = jit::bind_arguments(signature, args, loc);
+  std::string key = jit::specialization_key(signature, params, options.num_warps, options.num_stages, arch, backend);
   lock.lock();
-  k.in_flight.erase(key);
-  ++k.compiles;
-  auto& slot = k.cache[key];
-  slot = std::make_unique<CompiledKernel>(std::move(built));
-  k.compiled.notify_all();
-  return *slot;
+  const CompiledKernel* found = nullptr;
+  for (;;) {
+    if (auto it = cache.find(key); it != cache.end()) {
+      found = it->second.get();
+      break;
+    }
+    if (!in_flight.count(key)) break;
+    compiled.wait(lock);  // another thread compiles this key; use its result
+  }
+  if (!found) {
+    in_flight[key] = true;
+    std::vector<jit::KeyComponents> previous;
+    for (const auto& [k, c] : cache) previous.push_back(c->impl().components);
+    lock.unlock();
+
+    std::unique_ptr<CompiledKernel::Impl> built;
+    try {
+      jit::CompileRequest req{
+          &signature, params, &invoke, key, options.num_warps, options.num_stages, arch, backend, std::move(previous)};
+      built = jit::compile_specialization(req);
+    } catch (...) {
+      lock.lock();
+      in_flight.erase(key);
+      compiled.notify_all();
+      throw;
+    }
+    lock.lock();
+    in_flight.erase(key);
+    ++compiles;
+    last_reason = built->metadata.compile_reason;
+    auto& slot = cache[key];
+    slot = std::make_unique<CompiledKernel>(std::move(built));
+    found = slot.get();
+    compiled.notify_all();
+  }
+  // Index it by facts (once per distinct facts; a waiter may get here after the compiler did).
+  for (auto [it, end] = fast.equal_range(h); it != end; ++it)
+    if (hit(&it->second)) return *found;
+  auto it = fast.emplace(h, FastEntry{h, std::vector<jit::ArgFacts>(facts, facts + n), options.num_warps,
+                                      options.num_stages, backend, arch, found});
+  last.store(&it->second, std::memory_order_release);
+  return *found;
+}
+
+const CompiledKernel& KernelBase::compile(std::span<const Arg> args, const CompileOptions& options,
+                                          std::source_location loc) const {
+  return impl_->lookup(args, options, loc);
 }
 
 void KernelBase::launch(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
                         std::source_location loc) const {
-  const CompiledKernel& c = compile(args, {options.num_warps, options.num_stages, options.arch, options.backend}, loc);
-  c.launch(grid, args, options, loc);
+  CompileOptions co;
+  co.num_warps = options.num_warps;
+  co.num_stages = options.num_stages;
+  co.backend = options.backend;
+  // The arch string is copied only when one is given (an empty one costs nothing).
+  if (!options.arch.empty()) co.arch = options.arch;
+  const CompiledKernel& c = impl_->lookup(args, co, loc);
+  // The lookup matched these very facts: no second binding or check.
+  c.impl().launch_checked(grid, args, options, loc);
+}
+
+std::string KernelBase::last_miss_reason() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->last_reason;
 }
 
 std::size_t KernelBase::cache_size() const {

@@ -34,16 +34,15 @@ bool fits_i32(std::int64_t v) {
 
 }  // namespace
 
-std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<const Arg> args,
-                                       const std::source_location& loc) {
+void bind_facts(const KernelSignature& sig, std::span<const Arg> args, ArgFacts* out, const std::source_location& loc) {
   if (args.size() != sig.kinds.size())
     throw UserError(fmt::format("kernel '{}' takes {} arguments ({}), got {}", sig.kernel_name, sig.kinds.size(),
                                 fmt::join(sig.names, ", "), args.size()),
                     loc);
-  std::vector<BoundParam> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const Arg& a = args[i];
-    BoundParam p{sig.names[i], sig.kinds[i]};
+    ArgFacts p;
+    p.kind = sig.kinds[i];
     auto mismatch = [&] {
       return UserError(fmt::format("argument {} ('{}') of kernel '{}' must be {}, got {}", i, sig.names[i],
                                    sig.kernel_name, kind_name(sig.kinds[i]), arg_name(a.kind())),
@@ -76,35 +75,82 @@ std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<con
         p.constexpr_value = a.int_value();
         break;
     }
-    out.push_back(std::move(p));
+    out[i] = p;
+  }
+}
+
+std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<const Arg> args,
+                                       const std::source_location& loc) {
+  std::vector<ArgFacts> facts(args.size());
+  bind_facts(sig, args, facts.data(), loc);
+  std::vector<BoundParam> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const ArgFacts& f = facts[i];
+    out.push_back({sig.names[i], f.kind, f.dtype, f.constexpr_value, f.divisibility, f.equals_one});
   }
   return out;
 }
 
-std::string specialization_key(const KernelSignature& sig, const void* identity, const std::vector<BoundParam>& params,
-                               int num_warps, int num_stages, const std::string& arch, Backend backend) {
-  std::vector<std::string> parts;
+KeyComponents spec_components(const std::vector<BoundParam>& params, int num_warps, int num_stages,
+                              const std::string& arch, Backend backend) {
+  KeyComponents parts;
   for (const auto& p : params) {
     switch (p.kind) {
       case detail::ParamKind::pointer:
-        parts.push_back(fmt::format("{}:*{}@{}", p.name, dtype_name(p.dtype), p.divisibility));
+        parts.emplace_back(p.name, fmt::format("*{}@{}", dtype_name(p.dtype), p.divisibility));
         break;
-      case detail::ParamKind::constexpr_int: parts.push_back(fmt::format("{}={}", p.name, p.constexpr_value)); break;
+      case detail::ParamKind::constexpr_int: parts.emplace_back(p.name, std::to_string(p.constexpr_value)); break;
       case detail::ParamKind::integer:
-        parts.push_back(p.equals_one ? fmt::format("{}:{}==1", p.name, dtype_name(p.dtype))
-                                     : fmt::format("{}:{}%{}", p.name, dtype_name(p.dtype), p.divisibility));
+        parts.emplace_back(p.name, p.equals_one ? fmt::format("{}==1", dtype_name(p.dtype))
+                                                : fmt::format("{}%{}", dtype_name(p.dtype), p.divisibility));
         break;
-      default: parts.push_back(fmt::format("{}:{}", p.name, dtype_name(p.dtype))); break;
+      default: parts.emplace_back(p.name, dtype_name(p.dtype)); break;
     }
   }
-  return fmt::format("{}@{}({}) warps={} stages={} arch={} backend={}", sig.kernel_name, identity,
-                     fmt::join(parts, ","), num_warps, num_stages, arch, backend_name(backend));
+  parts.emplace_back("num_warps", std::to_string(num_warps));
+  parts.emplace_back("num_stages", std::to_string(num_stages));
+  parts.emplace_back("arch", arch);
+  parts.emplace_back("backend", backend_name(backend));
+  return parts;
 }
 
-void check_facts(const KernelSignature& sig, const std::vector<BoundParam>& compiled,
-                 const std::vector<BoundParam>& given, const std::source_location& loc) {
+std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params, int num_warps,
+                               int num_stages, const std::string& arch, Backend backend) {
+  std::string args;
+  auto parts = spec_components(params, num_warps, num_stages, arch, backend);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (i) args += ',';
+    args += parts[i].first;
+    args += params[i].kind == detail::ParamKind::constexpr_int ? '=' : ':';
+    args += parts[i].second;
+  }
+  return fmt::format("{}({}) warps={} stages={} arch={} backend={}", sig.kernel_name, args, num_warps, num_stages, arch,
+                     backend_name(backend));
+}
+
+std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, int num_stages, Backend backend,
+                         std::string_view arch) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  for (std::size_t i = 0; i < n; ++i) {
+    const ArgFacts& f = facts[i];
+    mix(static_cast<std::uint64_t>(f.kind) | static_cast<std::uint64_t>(f.dtype) << 8 |
+        static_cast<std::uint64_t>(f.equals_one) << 16);
+    mix(static_cast<std::uint64_t>(f.divisibility));
+    mix(static_cast<std::uint64_t>(f.constexpr_value));
+  }
+  mix(static_cast<std::uint64_t>(num_warps));
+  mix(static_cast<std::uint64_t>(num_stages));
+  mix(static_cast<std::uint64_t>(backend));
+  return h ^ std::hash<std::string_view>{}(arch);
+}
+
+void check_facts(const KernelSignature& sig, const std::vector<BoundParam>& compiled, const ArgFacts* given,
+                 const std::source_location& loc) {
+  // Facts first, then types and constexpr values: the order users have always seen.
   for (std::size_t i = 0; i < compiled.size(); ++i) {
-    const BoundParam &want = compiled[i], &got = given[i];
+    const BoundParam& want = compiled[i];
+    const ArgFacts& got = given[i];
     bool ok = got.divisibility % want.divisibility == 0 && (!want.equals_one || got.equals_one);
     if (ok) continue;
     std::string fact = want.equals_one ? "the value 1"
@@ -115,6 +161,22 @@ void check_facts(const KernelSignature& sig, const std::vector<BoundParam>& comp
                                 "the Kernel (which picks the matching specialization) or compile for these arguments",
                                 i, sig.names[i], sig.kernel_name, fact),
                     loc);
+  }
+  for (std::size_t i = 0; i < compiled.size(); ++i) {
+    const BoundParam& want = compiled[i];
+    const ArgFacts& got = given[i];
+    if (want.kind == detail::ParamKind::constexpr_int) {
+      if (got.constexpr_value != want.constexpr_value)
+        throw UserError(fmt::format("argument {} ('{}'): this kernel was compiled for {} = {}, got {}", i, want.name,
+                                    want.name, want.constexpr_value, got.constexpr_value),
+                        loc);
+      continue;
+    }
+    bool widen_ok = want.kind == detail::ParamKind::integer && want.dtype == DType::i64;
+    if (got.dtype != want.dtype && !widen_ok)
+      throw UserError(fmt::format("argument {} ('{}'): this kernel was compiled for {}, got {}", i, want.name,
+                                  dtype_name(want.dtype), dtype_name(got.dtype)),
+                      loc);
   }
 }
 

@@ -11,6 +11,17 @@
 
 namespace tilejit::jit {
 
+/// What one argument tells the compiler, without its name: bound on every launch, so it
+/// allocates nothing and compares as plain data.
+struct ArgFacts {
+  detail::ParamKind kind = detail::ParamKind::integer;
+  DType dtype = DType::i32;
+  bool equals_one = false;
+  std::int64_t divisibility = 1;
+  std::int64_t constexpr_value = 0;
+  bool operator==(const ArgFacts&) const = default;
+};
+
 struct BoundParam {
   std::string name;
   detail::ParamKind kind;
@@ -20,6 +31,8 @@ struct BoundParam {
   /// integer's value, is a multiple of this; an integer equals 1.
   std::int64_t divisibility = 1;
   bool equals_one = false;
+
+  ArgFacts facts() const { return {kind, dtype, equals_one, divisibility, constexpr_value}; }
 };
 
 struct KernelSignature {
@@ -29,18 +42,36 @@ struct KernelSignature {
   std::vector<bool> specialize;    // false: no alignment/divisibility/==1 facts for it
 };
 
-/// Whether the arguments of a launch satisfy the facts a compiled specialization assumed;
-/// UserError naming the first argument that does not.
-void check_facts(const KernelSignature& sig, const std::vector<BoundParam>& compiled,
-                 const std::vector<BoundParam>& given, const std::source_location& loc);
+/// Named parts of a key ("x" -> "*f32@16", "num_warps" -> "4", ...), in a fixed order: what a
+/// cache-miss explanation compares.
+using KeyComponents = std::vector<std::pair<std::string, std::string>>;
+
+/// Whether the arguments of a launch satisfy what a compiled specialization assumed (dtypes,
+/// constexpr values, alignment/divisibility/==1 facts); UserError naming the first that does not.
+void check_facts(const KernelSignature& sig, const std::vector<BoundParam>& compiled, const ArgFacts* given,
+                 const std::source_location& loc);
+
+/// Checks `args` against the signature (UserError at `loc`) and writes each one's facts to
+/// out[0..args.size()).
+void bind_facts(const KernelSignature& sig, std::span<const Arg> args, ArgFacts* out, const std::source_location& loc);
 
 /// Checks `args` against the signature and returns each parameter's specialization.
 std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<const Arg> args,
                                        const std::source_location& loc);
 
-/// The cache key: kernel identity, parameter specializations, options and target.
-std::string specialization_key(const KernelSignature& sig, const void* identity, const std::vector<BoundParam>& params,
-                               int num_warps, int num_stages, const std::string& arch, Backend backend);
+/// The specialization's parts: each parameter, then num_warps, num_stages, arch and backend.
+KeyComponents spec_components(const std::vector<BoundParam>& params, int num_warps, int num_stages,
+                              const std::string& arch, Backend backend);
+
+/// The cache key: kernel name, parameter specializations, options and target, e.g.
+/// "scale(x:*f32@16,out:*f32@16,n:i32%1,BLOCK=256) warps=4 stages=1 arch=sm_90 backend=cuda".
+/// The same in every process (no addresses), so it also names disk-cache entries.
+std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params, int num_warps,
+                               int num_stages, const std::string& arch, Backend backend);
+
+/// A 64-bit hash of a launch's facts and resolved options, for the memory cache's fast lookup.
+std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, int num_stages, Backend backend,
+                         std::string_view arch);
 
 /// 64-bit FNV-1a, for entry names derived from keys.
 std::uint64_t fnv1a(std::string_view text);

@@ -1,0 +1,86 @@
+// Row-wise softmax and log_softmax for any shape: one entry point that picks a strategy and a
+// launch configuration per shape and device, every strategy a DSL kernel
+// (tilejit/ops/softmax_kernels.h).
+//
+//   tilejit::ops::softmax(out, in, rows, cols, in_row_stride, out_row_stride, stream);
+//
+// Strategies, by row width N (elements):
+//  - rows_2d: many short rows per program (a ROWS x BLOCK_COLS tile), for narrow rows;
+//  - row_in_registers: one row per program, held whole in registers (one read, one write);
+//  - online: rows too wide for registers — running max and sum in one pass, a second pass re-reads
+//    the row (it comes back from L2) to normalize;
+//  - split_row: few, very wide rows — each row split over many programs: per-chunk partial
+//    max/sum into a small workspace, then a second launch combines them and normalizes.
+// The configuration comes from, in order: SoftmaxOptions::config (forced), the autotuner's file
+// for this device (tilejit/ops/softmax_autotune.h), the built-in table (hand-derived starting
+// points; see softmax_table.cpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tilejit/kernel.h"
+
+namespace tilejit::ops {
+
+enum class SoftmaxStrategy { automatic, rows_2d, row_in_registers, online, split_row };
+
+/// "automatic", "rows_2d", "row_in_registers", "online" or "split_row".
+const char* strategy_name(SoftmaxStrategy s);
+/// The inverse of strategy_name; false for an unknown name.
+bool parse_strategy(std::string_view name, SoftmaxStrategy& out);
+
+/// One launch configuration of one strategy.
+struct SoftmaxConfig {
+  SoftmaxStrategy strategy = SoftmaxStrategy::automatic;
+  /// Columns per block, a power of two. rows_2d: BLOCK_COLS (>= cols); row_in_registers: the
+  /// whole row (>= cols); online and split_row: columns per loop step.
+  std::int64_t block = 0;
+  int num_warps = 4;
+  int num_stages = 1;
+  std::int64_t rows_per_program = 1;  ///< rows_2d: ROWS, a power of two
+  std::int64_t splits = 1;            ///< split_row: programs per row
+  bool operator==(const SoftmaxConfig&) const = default;
+};
+
+/// "online BLOCK=4096 warps=8", for logs and tools.
+std::string describe(const SoftmaxConfig& c);
+
+struct SoftmaxOptions {
+  Backend backend = Backend::automatic;
+  /// Forces a strategy and configuration (tests, benchmarks); checked against the shape.
+  std::optional<SoftmaxConfig> config;
+  /// CPU backend: at most this many threads (0: the default, see default_cpu_threads).
+  int cpu_threads = 0;
+};
+
+/// Where a plan's configuration came from.
+enum class ConfigSource { forced, autotune, table };
+const char* config_source_name(ConfigSource s);
+
+struct SoftmaxPlan {
+  SoftmaxConfig config;
+  ConfigSource source = ConfigSource::table;
+  Backend backend = Backend::cuda;  ///< resolved: cuda or cpu
+};
+
+/// The configuration softmax would use for this problem (no launch, no tuning).
+SoftmaxPlan plan_softmax(std::int64_t rows, std::int64_t cols, DType in, DType out, const SoftmaxOptions& options = {});
+
+/// out[r][c] = exp(in[r][c] - max_r) / sum_r over `rows` rows of `cols` elements, rows
+/// `in_row_stride` / `out_row_stride` elements apart. Element types come from the pointers (f32,
+/// f16 or bf16, in and out may differ); arithmetic is f32. Rows that are all -inf, or hold +inf or
+/// NaN, give NaN as torch.softmax does. rows or cols == 0 launches nothing. On CUDA the launch
+/// is asynchronous on `stream`. Throws tilejit::Error for negative or too large sizes, null or
+/// misaligned pointers, other element types, an output row stride < cols (rows would overlap)
+/// or a forced configuration that does not fit the shape.
+void softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
+             std::int64_t out_row_stride, StreamHandle stream = nullptr, const SoftmaxOptions& options = {});
+
+/// out[r][c] = in[r][c] - max_r - log(sum_r); otherwise as softmax.
+void log_softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
+                 std::int64_t out_row_stride, StreamHandle stream = nullptr, const SoftmaxOptions& options = {});
+
+}  // namespace tilejit::ops

@@ -1,0 +1,59 @@
+// The softmax autotuner: times candidate configurations on the current device and keeps the
+// fastest per (element size, rows band, N band) in a plain-text file per device,
+// <cache dir>/autotune-<device name, spaces as '_'>.txt, which softmax consults before its
+// built-in table. With TILEJIT_AUTOTUNE=1, softmax tunes a band the first time it meets it.
+//
+// File format (versioned; a file that does not parse is ignored as a whole):
+//   tilejit-softmax-autotune v1
+//   # <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits>
+//   4 12 12 : row_in_registers 4096 16 2 1 1
+// Bands are ceil(log2(n)): a configuration tuned for one shape serves every shape of its band.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tilejit/ops/softmax.h"
+
+namespace tilejit::ops {
+
+struct TuneOptions {
+  Backend backend = Backend::automatic;
+  /// Configurations to time; empty: softmax_candidates() for the shape.
+  std::vector<SoftmaxConfig> candidates;
+  int warmup = 2;
+  int reps = 10;        ///< timed runs per candidate (median)
+  bool persist = true;  ///< write the winner to the device's file
+};
+
+struct TuneResult {
+  SoftmaxConfig best;
+  double best_ms = 0;
+  std::vector<std::pair<SoftmaxConfig, double>> timings;  ///< every candidate that ran, in order
+};
+
+/// The configurations the tuner tries for this shape on `backend` by default.
+std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t cols, DType dtype,
+                                              Backend backend = Backend::automatic);
+
+/// Times each candidate on a rows x cols problem of `dtype` (inputs and outputs it allocates:
+/// CUDA events with L2 flushed on the GPU, the host clock on the CPU backend), records the
+/// fastest for the shape's band (softmax uses it from then on in this process) and, when
+/// options.persist, rewrites the device's file. Without a cache directory nothing is recorded.
+TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const TuneOptions& options = {});
+
+/// The tuned configuration for a problem's band on `backend`, if any (read from the file once per
+/// process and file name).
+std::optional<SoftmaxConfig> tuned_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
+                                                  Backend backend = Backend::automatic);
+
+/// The file the tuner uses for `backend`'s device: under TILEJIT_CACHE_DIR, else
+/// $XDG_CACHE_HOME/tilejit, else ~/.cache/tilejit.
+std::string softmax_tuning_file(Backend backend = Backend::automatic);
+
+/// Drops tuning results held in memory, so the next lookup reads the file again.
+void forget_softmax_tuning();
+
+}  // namespace tilejit::ops

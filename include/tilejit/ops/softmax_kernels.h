@@ -1,0 +1,174 @@
+// The library softmax's strategies, each a DSL kernel (tilejit/ops/softmax.h dispatches among
+// them). Every kernel computes in f32 whatever the element types, and takes two flags:
+//  - LOG: log_softmax (x - max - log(sum)) instead of softmax (exp(x - max) / sum);
+//  - WIDE: row offsets in 64 bits. The launcher sets it only when row * stride can pass 2^31 - 1,
+//    so ordinary shapes keep 32-bit address arithmetic.
+// Rows are walked grid-stride (program_id, num_programs), so one kernel serves a persistent grid
+// on the GPU and one program per row (block) on the CPU.
+//
+// Not here: thread-block clusters with distributed shared memory for split rows. The DSL has no
+// way to name a cluster or another block's shared memory yet, so split_row exchanges its
+// per-chunk partials through a small global workspace and a second launch instead.
+#pragma once
+
+#include "tilejit/kernel.h"
+#include "tilejit/tl.h"
+
+namespace tilejit::ops {
+
+namespace tl = tilejit::tl;
+
+namespace detail {
+
+/// `row * stride`, in i64 when WIDE (the product may not fit i32).
+inline tl::Tensor row_offset(const tl::Tensor& row, const tl::Int& stride, std::int64_t wide) {
+  return wide ? row.to(DType::i64) * stride : row * stride;
+}
+
+/// The finished row from x (f32), its max and its sum of exp(x - max).
+inline tl::Tensor normalize(const tl::Tensor& x, const tl::Operand& row_max, const tl::Operand& row_sum,
+                            std::int64_t log) {
+  if (log) return x - row_max - tl::log(row_sum);
+  return tl::exp(x - row_max) / row_sum;
+}
+
+}  // namespace detail
+
+/// Many short rows per program: a ROWS x BLOCK_COLS tile, so narrow rows still give every thread
+/// several elements. Row blocks are walked grid-stride.
+inline void softmax_rows_2d_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
+                                      tl::Int n_cols, tl::Constexpr ROWS, tl::Constexpr BLOCK_COLS, tl::Constexpr LOG,
+                                      tl::Constexpr WIDE) {
+  auto n_blocks = tl::cdiv(n_rows, ROWS);
+  tl::for_range(tl::program_id(0), n_blocks, tl::num_programs(0), [&](tl::Int block) {
+    auto rows = block * ROWS + tl::arange(0, ROWS);
+    auto cols = tl::arange(0, BLOCK_COLS)(tl::newaxis, tl::all);
+    auto mask = (rows(tl::all, tl::newaxis) < n_rows) & (cols < n_cols);
+    auto in_rows = detail::row_offset(rows, in_stride, WIDE)(tl::all, tl::newaxis);
+    auto x = tl::load(in + in_rows + cols, mask, -tl::inf).to(DType::f32);
+    auto row_max = tl::max(x, 1)(tl::all, tl::newaxis);
+    auto row_sum = tl::sum(tl::exp(x - row_max), 1)(tl::all, tl::newaxis);
+    auto out_rows = detail::row_offset(rows, out_stride, WIDE)(tl::all, tl::newaxis);
+    tl::store(out + out_rows + cols, detail::normalize(x, row_max, row_sum, LOG), mask);
+  });
+}
+
+/// One row per program, held whole in registers (BLOCK >= n_cols): one read, one write.
+inline void softmax_row_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
+                                  tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr LOG, tl::Constexpr WIDE,
+                                  tl::Constexpr NUM_STAGES) {
+  tl::for_range(tl::program_id(0), n_rows, tl::num_programs(0), {.num_stages = NUM_STAGES}, [&](tl::Int row) {
+    auto cols = tl::arange(0, BLOCK);
+    auto mask = cols < n_cols;
+    auto x = tl::load(in + detail::row_offset(row, in_stride, WIDE) + cols, mask, -tl::inf).to(DType::f32);
+    auto row_max = tl::max(x, 0);
+    auto row_sum = tl::sum(tl::exp(x - row_max), 0);
+    tl::store(out + detail::row_offset(row, out_stride, WIDE) + cols, detail::normalize(x, row_max, row_sum, LOG),
+              mask);
+  });
+}
+
+namespace detail {
+
+/// Online max and sum of exp over columns [begin, end) of one row, BLOCK at a time: a scalar
+/// running max (one block reduction per step) and a per-lane running sum rescaled by one scalar
+/// exp, so each element costs one exp. Returns {max, sum}; an all -inf range gives {-inf, 0}.
+inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
+                                                        const tl::Operand& end, std::int64_t block) {
+  auto lanes = tl::arange(0, block);
+  tl::Tensor running_max = tl::full({}, -tl::inf, DType::f32);
+  tl::Tensor lane_sum = tl::zeros({block}, DType::f32);
+  tl::for_range(begin, end, block, [&](tl::Int start) {
+    auto cols = start + lanes;
+    auto x = tl::load(row_in + cols, cols < end, -tl::inf).to(DType::f32);
+    auto new_max = tl::maximum(running_max, tl::max(x, 0));
+    // While everything seen is -inf, shift by 0 instead: exp(-inf - -inf) would be NaN.
+    auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
+    lane_sum = lane_sum * tl::exp(running_max - shift) + tl::exp(x - shift);
+    running_max = new_max;
+  });
+  return {running_max, tl::sum(lane_sum, 0)};
+}
+
+}  // namespace detail
+
+/// Rows too wide for registers: one pass for the max and the sum (loop-carried), a second pass
+/// that re-reads the row (from L2 for rows of a few hundred KiB) and writes the result.
+inline void softmax_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
+                                     tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr LOG, tl::Constexpr WIDE) {
+  tl::for_range(tl::program_id(0), n_rows, tl::num_programs(0), [&](tl::Int row) {
+    auto row_in = in + detail::row_offset(row, in_stride, WIDE);
+    auto row_out = out + detail::row_offset(row, out_stride, WIDE);
+    // Named copies, not a structured binding: the loop body below captures them.
+    auto stats = detail::online_max_sum(row_in, 0, n_cols, BLOCK);
+    tl::Tensor row_max = stats.first, row_sum = stats.second;
+    auto lanes = tl::arange(0, BLOCK);
+    tl::for_range(0, n_cols, BLOCK, [&](tl::Int start) {
+      auto cols = start + lanes;
+      auto mask = cols < n_cols;
+      auto x = tl::load(row_in + cols, mask, -tl::inf).to(DType::f32);
+      tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask);
+    });
+  });
+}
+
+/// Split rows, step 1 of 2: program (chunk, row) writes the online max and sum of its CHUNK
+/// columns to workspace[(row * n_chunks + chunk) * 2 + {0, 1}] (f32).
+inline void softmax_split_partials_kernel(tl::Ptr workspace, tl::Ptr in, tl::Int in_stride, tl::Int n_cols,
+                                          tl::Int chunk, tl::Constexpr BLOCK, tl::Constexpr WIDE) {
+  auto c = tl::program_id(0);
+  auto row = tl::program_id(1);
+  auto begin = c * chunk;
+  auto end = tl::minimum(begin + chunk, n_cols);
+  auto stats = detail::online_max_sum(in + detail::row_offset(row, in_stride, WIDE), begin, end, BLOCK);
+  auto slot = workspace + (row * tl::num_programs(0) + c) * 2;
+  tl::store(slot, stats.first);
+  tl::store(slot + 1, stats.second);
+}
+
+/// Split rows, step 2 of 2: program (chunk, row) combines its row's partials (SPLITS_P2 >= the
+/// number of chunks) into the row's max and sum, then normalizes its own chunk.
+inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::Ptr in, tl::Int in_stride,
+                                           tl::Int out_stride, tl::Int n_cols, tl::Int chunk, tl::Constexpr SPLITS_P2,
+                                           tl::Constexpr BLOCK, tl::Constexpr LOG, tl::Constexpr WIDE) {
+  auto c = tl::program_id(0);
+  auto row = tl::program_id(1);
+  auto n_chunks = tl::num_programs(0);
+  auto parts = tl::arange(0, SPLITS_P2);
+  auto slots = workspace + (row * n_chunks + parts) * 2;
+  auto part_max = tl::load(slots, parts < n_chunks, -tl::inf);
+  auto part_sum = tl::load(slots + 1, parts < n_chunks, 0.0f);
+  auto row_max = tl::max(part_max, 0);
+  // Empty (-inf) chunks add 0 unless the whole row is -inf, where exp(NaN) makes it NaN as torch does.
+  auto row_sum = tl::sum(part_sum * tl::exp(part_max - row_max), 0);
+  auto row_in = in + detail::row_offset(row, in_stride, WIDE);
+  auto row_out = out + detail::row_offset(row, out_stride, WIDE);
+  auto begin = c * chunk;
+  auto end = tl::minimum(begin + chunk, n_cols);
+  auto lanes = tl::arange(0, BLOCK);
+  tl::for_range(begin, end, BLOCK, [&](tl::Int start) {
+    auto cols = start + lanes;
+    auto mask = cols < end;
+    auto x = tl::load(row_in + cols, mask, -tl::inf).to(DType::f32);
+    tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask);
+  });
+}
+
+using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
+                                   tl::Constexpr, tl::Constexpr>;
+using SoftmaxRowKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
+                                tl::Constexpr, tl::Constexpr>;
+using SoftmaxOnlineKernel =
+    Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
+using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
+                                           tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+
+/// The kernel objects (one per process, holding their compiled specializations).
+const SoftmaxRows2dKernel& softmax_rows_2d_op();
+const SoftmaxRowKernel& softmax_row_op();
+const SoftmaxOnlineKernel& softmax_online_op();
+const SoftmaxSplitPartialsKernel& softmax_split_partials();
+const SoftmaxSplitNormalizeKernel& softmax_split_normalize();
+
+}  // namespace tilejit::ops

@@ -1,0 +1,176 @@
+// The softmax op's entry points: argument checks, the plan (forced, tuned or table) and the launch.
+#include "tilejit/ops/softmax.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "softmax_internal.h"
+#include "tilejit/error.h"
+#include "tilejit/ops/softmax_autotune.h"
+#include "tilejit/ops/softmax_kernels.h"
+
+namespace tilejit::ops {
+
+const SoftmaxRows2dKernel& softmax_rows_2d_op() {
+  static const SoftmaxRows2dKernel k(
+      "softmax_rows_2d_op", softmax_rows_2d_op_kernel,
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "ROWS", "BLOCK_COLS", "LOG", "WIDE"});
+  return k;
+}
+
+const SoftmaxRowKernel& softmax_row_op() {
+  static const SoftmaxRowKernel k(
+      "softmax_row_op", softmax_row_op_kernel,
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK", "LOG", "WIDE", "NUM_STAGES"});
+  return k;
+}
+
+const SoftmaxOnlineKernel& softmax_online_op() {
+  static const SoftmaxOnlineKernel k(
+      "softmax_online_op", softmax_online_op_kernel,
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK", "LOG", "WIDE"});
+  return k;
+}
+
+const SoftmaxSplitPartialsKernel& softmax_split_partials() {
+  static const SoftmaxSplitPartialsKernel k("softmax_split_partials", softmax_split_partials_kernel,
+                                            {"workspace", "in", "in_stride", "n_cols", "chunk", "BLOCK", "WIDE"});
+  return k;
+}
+
+const SoftmaxSplitNormalizeKernel& softmax_split_normalize() {
+  static const SoftmaxSplitNormalizeKernel k(
+      "softmax_split_normalize", softmax_split_normalize_kernel,
+      {"out", "workspace", "in", "in_stride", "out_stride", "n_cols", "chunk", "SPLITS_P2", "BLOCK", "LOG", "WIDE"});
+  return k;
+}
+
+const char* strategy_name(SoftmaxStrategy s) {
+  switch (s) {
+    case SoftmaxStrategy::automatic: return "automatic";
+    case SoftmaxStrategy::rows_2d: return "rows_2d";
+    case SoftmaxStrategy::row_in_registers: return "row_in_registers";
+    case SoftmaxStrategy::online: return "online";
+    case SoftmaxStrategy::split_row: return "split_row";
+  }
+  return "?";
+}
+
+bool parse_strategy(std::string_view name, SoftmaxStrategy& out) {
+  for (auto s : {SoftmaxStrategy::automatic, SoftmaxStrategy::rows_2d, SoftmaxStrategy::row_in_registers,
+                 SoftmaxStrategy::online, SoftmaxStrategy::split_row})
+    if (name == strategy_name(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
+std::string describe(const SoftmaxConfig& c) {
+  std::string s = fmt::format("{} BLOCK={} warps={}", strategy_name(c.strategy), c.block, c.num_warps);
+  if (c.num_stages != 1) s += fmt::format(" stages={}", c.num_stages);
+  if (c.strategy == SoftmaxStrategy::rows_2d) s += fmt::format(" rows/program={}", c.rows_per_program);
+  if (c.strategy == SoftmaxStrategy::split_row) s += fmt::format(" splits={}", c.splits);
+  return s;
+}
+
+const char* config_source_name(ConfigSource s) {
+  switch (s) {
+    case ConfigSource::forced: return "forced";
+    case ConfigSource::autotune: return "autotune";
+    case ConfigSource::table: return "table";
+  }
+  return "?";
+}
+
+namespace {
+
+// Columns and rows stay below 2^31 minus a margin: column and row indices are 32-bit in the
+// kernels (only offsets row * stride widen), and index + BLOCK must not wrap.
+constexpr std::int64_t kMaxExtent = std::numeric_limits<std::int32_t>::max() - (std::int64_t{1} << 21);
+
+bool autotune_on_miss() {
+  const char* v = std::getenv("TILEJIT_AUTOTUNE");
+  return v && std::string(v) == "1";
+}
+
+SoftmaxPlan make_plan(std::int64_t rows, std::int64_t cols, DType in, DType out, const SoftmaxOptions& options,
+                      bool may_tune) {
+  SoftmaxPlan plan;
+  plan.backend = detail::resolve_backend(options.backend);
+  if (options.config) {
+    detail::check_config(*options.config, rows, cols);
+    plan.config = *options.config;
+    plan.source = ConfigSource::forced;
+    return plan;
+  }
+  auto tuned = tuned_softmax_config(rows, cols, in, plan.backend);
+  if (!tuned && may_tune && autotune_on_miss()) {
+    TuneOptions tune;
+    tune.backend = plan.backend;
+    tune_softmax(rows, cols, in, tune);
+    tuned = tuned_softmax_config(rows, cols, in, plan.backend);
+  }
+  if (tuned && detail::config_fits(*tuned, rows, cols)) {
+    plan.config = *tuned;
+    plan.source = ConfigSource::autotune;
+    return plan;
+  }
+  (void)out;  // the table keys on the input's element size (what most of the traffic is)
+  plan.config = detail::table_config(rows, cols, dtype_size(in), plan.backend,
+                                     detail::parallelism(plan.backend, options.cpu_threads));
+  plan.source = ConfigSource::table;
+  return plan;
+}
+
+void check_arguments(const char* what, const Pointer& out, const Pointer& in, std::int64_t rows, std::int64_t cols,
+                     std::int64_t in_stride, std::int64_t out_stride) {
+  if (rows > kMaxExtent || cols > kMaxExtent)
+    throw Error(fmt::format("{}: {} x {} is too large (rows and cols at most {} each)", what, rows, cols, kMaxExtent));
+  if (!out.address || !in.address)
+    throw Error(fmt::format("{}: null {} pointer", what, out.address ? "input" : "output"));
+  for (const Pointer* p : {&out, &in}) {
+    const char* name = p == &out ? "output" : "input";
+    if (p->dtype != DType::f32 && p->dtype != DType::f16 && p->dtype != DType::bf16)
+      throw Error(
+          fmt::format("{}: unsupported {} element type {} (f32, f16 or bf16)", what, name, dtype_name(p->dtype)));
+    if (p->address % dtype_size(p->dtype) != 0)
+      throw Error(fmt::format("{}: {} pointer {:#x} is not aligned to its {}-byte elements", what, name, p->address,
+                              dtype_size(p->dtype)));
+  }
+  if (in_stride < 0) throw Error(fmt::format("{}: negative input row stride {}", what, in_stride));
+  if (rows > 1 && out_stride < cols)
+    throw Error(fmt::format("{}: output row stride {} is less than cols {}: output rows would overlap", what,
+                            out_stride, cols));
+}
+
+void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
+         std::int64_t in_stride, std::int64_t out_stride, StreamHandle stream, const SoftmaxOptions& options) {
+  if (rows < 0 || cols < 0) throw Error(fmt::format("{}: negative size {} x {}", what, rows, cols));
+  if (rows == 0 || cols == 0) return;
+  check_arguments(what, out, in, rows, cols, in_stride, out_stride);
+  SoftmaxPlan plan = make_plan(rows, cols, in.dtype, out.dtype, options, true);
+  detail::Problem p{out, in, rows, cols, in_stride, out_stride, log};
+  detail::launch_config(plan.config, p, plan.backend, stream, options.cpu_threads);
+}
+
+}  // namespace
+
+SoftmaxPlan plan_softmax(std::int64_t rows, std::int64_t cols, DType in, DType out, const SoftmaxOptions& options) {
+  if (rows < 1 || cols < 1) throw Error(fmt::format("plan_softmax: {} x {} has no elements", rows, cols));
+  return make_plan(rows, cols, in, out, options, false);
+}
+
+void softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
+             std::int64_t out_row_stride, StreamHandle stream, const SoftmaxOptions& options) {
+  run("softmax", false, out, in, rows, cols, in_row_stride, out_row_stride, stream, options);
+}
+
+void log_softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
+                 std::int64_t out_row_stride, StreamHandle stream, const SoftmaxOptions& options) {
+  run("log_softmax", true, out, in, rows, cols, in_row_stride, out_row_stride, stream, options);
+}
+
+}  // namespace tilejit::ops

@@ -1,0 +1,263 @@
+// The softmax autotuner and its per-device file of winners (format in softmax_autotune.h).
+#include "tilejit/ops/softmax_autotune.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <tuple>
+
+#include "softmax_internal.h"
+#include "tilejit/error.h"
+#include "tilejit/timing.h"
+
+namespace tilejit::ops {
+
+namespace {
+
+constexpr const char* kHeader = "tilejit-softmax-autotune v1";
+
+using BandKey = std::tuple<int, int, int>;  // element bytes, rows band, N band
+using Table = std::map<BandKey, SoftmaxConfig>;
+
+BandKey band_key(std::int64_t rows, std::int64_t cols, DType dtype) {
+  return {static_cast<int>(dtype_size(dtype)), detail::size_band(rows), detail::size_band(cols)};
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "host";
+}
+
+std::string device_name(Backend backend) {
+  if (backend == Backend::cuda) return device_properties().name;
+  static const std::string name = "cpu " + cpu_model();
+  return name;
+}
+
+std::string cache_dir() {
+  if (const char* d = std::getenv("TILEJIT_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/tilejit";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tilejit";
+  return {};
+}
+
+// The whole file, or nothing when it is missing or does not parse: a half-understood file
+// could pin a band to a wrong configuration, and tuning again is always safe.
+Table read_table(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  if (!f || !std::getline(f, line) || line != kHeader) return {};
+  Table t;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream in(line);
+    int bytes, rows_band, n_band;
+    std::string colon, strategy;
+    SoftmaxConfig c;
+    if (!(in >> bytes >> rows_band >> n_band >> colon >> strategy >> c.block >> c.num_warps >> c.num_stages >>
+          c.rows_per_program >> c.splits) ||
+        colon != ":" || !parse_strategy(strategy, c.strategy) || c.strategy == SoftmaxStrategy::automatic)
+      return {};
+    std::string rest;
+    if (in >> rest) return {};
+    // Band n holds sizes up to 2^n: the band's widest row must fit the configuration.
+    if (!detail::config_fits(c, 1, std::int64_t{1} << std::min(n_band, 30))) return {};
+    t[{bytes, rows_band, n_band}] = c;
+  }
+  return t;
+}
+
+void write_table(const std::string& path, const Table& t, const std::string& device) {
+  std::filesystem::path p(path);
+  std::filesystem::create_directories(p.parent_path());
+  // Write then rename, so a reader never sees half a file.
+  std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << kHeader << "\n# device: " << device << "\n";
+    f << "# <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits>\n";
+    for (const auto& [k, c] : t)
+      f << fmt::format("{} {} {} : {} {} {} {} {} {}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
+                       strategy_name(c.strategy), c.block, c.num_warps, c.num_stages, c.rows_per_program, c.splits);
+    if (!f) throw Error(fmt::format("softmax autotune: cannot write {}", tmp));
+  }
+  std::filesystem::rename(tmp, p);
+}
+
+std::mutex g_mutex;
+std::map<std::string, Table>& tables() {
+  static std::map<std::string, Table> t;
+  return t;
+}
+
+// The table for `path`, read once (g_mutex held).
+Table& table_for(const std::string& path) {
+  auto it = tables().find(path);
+  if (it == tables().end()) it = tables().emplace(path, read_table(path)).first;
+  return it->second;
+}
+
+// Random inputs so exp() does real work; the values do not matter for timing.
+void fill_input(Buffer& in, std::size_t count) {
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal(0.f, 2.f);
+  if (in.dtype() == DType::f32) {
+    std::vector<float> v(count);
+    for (auto& x : v) x = normal(rng);
+    in.upload(v);
+  } else {
+    // f16 / bf16 bit patterns of small values: exponent near 1, random mantissa.
+    std::vector<std::uint16_t> v(count);
+    std::uint16_t one = in.dtype() == DType::f16 ? 0x3c00 : 0x3f80;
+    for (auto& x : v) x = static_cast<std::uint16_t>(one + (rng() & 0x7f));
+    in.upload(v);
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+std::string softmax_tuning_file(Backend backend) {
+  backend = detail::resolve_backend(backend);
+  std::string dir = cache_dir();
+  if (dir.empty()) return {};
+  std::string name = device_name(backend);
+  for (char& ch : name)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' || ch == '(' || ch == ')')) ch = '_';
+  return dir + "/autotune-" + name + ".txt";
+}
+
+void forget_softmax_tuning() {
+  std::lock_guard lock(g_mutex);
+  tables().clear();
+}
+
+std::optional<SoftmaxConfig> tuned_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype, Backend backend) {
+  std::string path = softmax_tuning_file(backend);
+  if (path.empty()) return std::nullopt;
+  std::lock_guard lock(g_mutex);
+  const Table& t = table_for(path);
+  auto it = t.find(band_key(rows, cols, dtype));
+  if (it == t.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t cols, DType dtype, Backend backend) {
+  (void)dtype;
+  backend = detail::resolve_backend(backend);
+  const std::int64_t width = detail::next_pow2(cols);
+  const std::int64_t parallel = detail::parallelism(backend, 0);
+  std::vector<SoftmaxConfig> out;
+  auto add = [&](SoftmaxConfig c) {
+    if (detail::config_fits(c, rows, cols) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  };
+  // Elements per thread per block between 2 and 64: fewer wastes lanes, more spills.
+  auto warps_ok = [](std::int64_t elements, int w) { return elements >= 64 * w && elements <= 2048 * w; };
+  if (width <= 4096)
+    for (std::int64_t r = 1; r * width <= 16384 && r <= 256; r *= 2)
+      for (int w : {1, 2, 4, 8})
+        if (warps_ok(r * width, w)) add({SoftmaxStrategy::rows_2d, width, w, 1, r, 1});
+  if (width <= 32768)
+    for (int w : {4, 8, 16})
+      for (int s : {1, 2})
+        if (warps_ok(width, w)) add({SoftmaxStrategy::row_in_registers, width, w, s, 1, 1});
+  if (cols > 1024)
+    for (std::int64_t b : {1024, 2048, 4096, 8192})
+      for (int w : {4, 8, 16})
+        if (b <= 2 * width && warps_ok(b, w)) add({SoftmaxStrategy::online, b, w, 1, 1, 1});
+  if (cols > 4096 && rows <= 65535)
+    for (std::int64_t per_unit : {1, 2, 4, 8})
+      for (std::int64_t b : {2048, 4096})
+        for (int w : {4, 8}) {
+          std::int64_t splits =
+              std::clamp<std::int64_t>(cdiv(per_unit * parallel, rows), 1, std::max<std::int64_t>(1, cols / b));
+          if (splits > 1 && warps_ok(b, w)) add({SoftmaxStrategy::split_row, b, w, 1, 1, splits});
+        }
+  return out;
+}
+
+TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const TuneOptions& options) {
+  if (rows < 1 || cols < 1) throw Error(fmt::format("tune_softmax: {} x {} has no elements", rows, cols));
+  if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16)
+    throw Error(fmt::format("tune_softmax: unsupported element type {}", dtype_name(dtype)));
+  const Backend backend = detail::resolve_backend(options.backend);
+  std::vector<SoftmaxConfig> candidates =
+      options.candidates.empty() ? softmax_candidates(rows, cols, dtype, backend) : options.candidates;
+  const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
+  const auto count = static_cast<std::size_t>(rows * cols);
+  Buffer in(dtype, count, memory), out(dtype, count, memory);
+  fill_input(in, count);
+
+  TuneResult result;
+  result.best_ms = -1;
+  for (const SoftmaxConfig& c : candidates) {
+    if (!detail::config_fits(c, rows, cols)) continue;
+    SoftmaxOptions forced;
+    forced.backend = backend;
+    forced.config = c;
+    Pointer po{out.address(), dtype, memory}, pi{in.address(), dtype, memory};
+    auto run = [&] { softmax(po, pi, rows, cols, cols, cols, nullptr, forced); };
+    double ms;
+    try {
+      run();  // compiles; a configuration the compiler rejects is skipped, not fatal
+      if (backend == Backend::cuda) {
+        TimingOptions t;
+        t.warmup = options.warmup;
+        t.reps = options.reps;
+        ms = time_gpu(run, t).median_ms;
+      } else {
+        for (int i = 0; i < options.warmup; ++i) run();
+        std::vector<double> samples;
+        for (int i = 0; i < std::max(1, options.reps); ++i) {
+          auto t0 = std::chrono::steady_clock::now();
+          run();
+          samples.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        ms = median(samples);
+      }
+    } catch (const CompileError&) {
+      continue;
+    }
+    result.timings.emplace_back(c, ms);
+    if (result.best_ms < 0 || ms < result.best_ms) {
+      result.best_ms = ms;
+      result.best = c;
+    }
+  }
+  if (result.best_ms < 0) throw Error(fmt::format("tune_softmax: no candidate configuration ran {} x {}", rows, cols));
+
+  std::string path = softmax_tuning_file(backend);
+  if (path.empty()) return result;
+  std::lock_guard lock(g_mutex);
+  // Merge with what the file holds now (another process may have tuned other bands).
+  Table merged = read_table(path);
+  Table& mine = table_for(path);
+  for (const auto& [k, c] : mine) merged.try_emplace(k, c);
+  merged[band_key(rows, cols, dtype)] = result.best;
+  mine = merged;
+  if (options.persist) write_table(path, merged, device_name(backend));
+  return result;
+}
+
+}  // namespace tilejit::ops

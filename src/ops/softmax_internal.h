@@ -1,0 +1,42 @@
+// What the softmax op's parts share: bands, the built-in table, configuration checks and the
+// launcher of one configuration.
+#pragma once
+
+#include <cstdint>
+
+#include "tilejit/ops/softmax.h"
+
+namespace tilejit::ops::detail {
+
+/// Smallest power of two >= n (n >= 1).
+std::int64_t next_pow2(std::int64_t n);
+/// ceil(log2(n)) for n >= 1: the band a size falls in (bands are powers of two).
+int size_band(std::int64_t n);
+
+/// Cuda or cpu (never automatic).
+Backend resolve_backend(Backend b);
+/// How many programs run at once, roughly: SMs on the GPU, threads on the CPU.
+int parallelism(Backend b, int cpu_threads);
+
+/// The built-in configuration for a problem (softmax_table.cpp).
+SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes, Backend backend, int parallel);
+
+/// Throws tilejit::Error when `c` cannot run a rows x cols problem (a bad strategy, a block that
+/// is not a power of two or too small for the row, bad warps...).
+void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols);
+/// check_config as a predicate.
+bool config_fits(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols);
+
+struct Problem {
+  Pointer out, in;
+  std::int64_t rows = 0, cols = 0, in_stride = 0, out_stride = 0;
+  bool log = false;
+};
+
+/// Launches `c` (already checked) on `backend` (softmax_launch.cpp).
+void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads);
+
+/// Whether a row offset (row * stride + column) of this problem can pass 2^31 - 1.
+bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p);
+
+}  // namespace tilejit::ops::detail

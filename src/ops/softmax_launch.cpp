@@ -1,0 +1,139 @@
+// Launching one softmax configuration: argument lists, grids, the 64-bit-offset decision and the
+// split strategy's workspace.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "softmax_internal.h"
+#include "tilejit/error.h"
+#include "tilejit/ops/softmax_kernels.h"
+
+namespace tilejit::ops::detail {
+
+namespace {
+
+// split_row's partials: rows x splits x {max, sum} in f32. One buffer per memory kind and stream,
+// grown on demand: launches on one stream run in order, so they may share it; another stream
+// gets its own. The lock is held from taking the buffer until both kernels are enqueued, so a
+// concurrent growth cannot free it under them.
+class Workspaces {
+ public:
+  template <class Use>
+  void with(Memory memory, StreamHandle stream, std::size_t floats, Use&& use) {
+    std::lock_guard lock(mutex_);
+    Buffer& b = buffers_[{memory, stream}];
+    if (b.count() < floats) {
+      // The old buffer may still be read by kernels in flight on this stream: wait for them
+      // before it is freed. Growth is rare (sizes only go up), so the wait is too.
+      if (memory == Memory::device && b.count() > 0) synchronize();
+      b = Buffer(DType::f32, std::max(floats, 2 * b.count()), memory);
+    }
+    use(Pointer{b.address(), DType::f32, memory});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<Memory, StreamHandle>, Buffer> buffers_;
+};
+
+Workspaces& workspaces() {
+  static Workspaces* w = new Workspaces;  // never destroyed: kernels may use it during exit
+  return *w;
+}
+
+// Launches a grid-stride kernel over `work` items: a persistent grid on CUDA (sized from
+// occupancy, at most `max_programs` when > 0), one program per item on the CPU.
+void launch_over(const CompiledKernel& k, std::int64_t work, const std::vector<Arg>& args, StreamHandle stream,
+                 int cpu_threads, std::uint64_t max_programs = 0) {
+  auto n = static_cast<std::uint64_t>(work);
+  std::uint64_t programs = k.metadata().backend == Backend::cpu ? n : persistent_grid(k, n);
+  if (max_programs > 0 && k.metadata().backend == Backend::cuda) programs = std::min(programs, max_programs);
+  Grid grid(programs);
+  LaunchOptions launch;
+  launch.stream = stream;
+  launch.cpu_threads = cpu_threads;
+  k.launch(grid, args, launch);
+}
+
+CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
+  CompileOptions o;
+  o.num_warps = c.num_warps;
+  o.num_stages = c.num_stages;
+  o.backend = backend;
+  return o;
+}
+
+}  // namespace
+
+bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p) {
+  // Masked-off lanes still compute their offsets, so count the padding rows of the last row
+  // block and the padding columns of the last column block as well.
+  std::int64_t padded_rows = p.rows + (c.strategy == SoftmaxStrategy::rows_2d ? c.rows_per_program : 0);
+  std::int64_t stride = std::max(p.in_stride, p.out_stride);
+  std::int64_t padded_cols = p.cols + c.block;
+  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+  if (stride == 0) return padded_cols > limit;
+  return padded_rows > (limit - padded_cols) / stride;
+}
+
+void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads) {
+  const std::int64_t log = p.log ? 1 : 0;
+  const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
+  const CompileOptions options = compile_options(c, backend);
+  switch (c.strategy) {
+    case SoftmaxStrategy::rows_2d: {
+      std::vector<Arg> args{p.out,   p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.rows_per_program,
+                            c.block, log,  wide};
+      launch_over(softmax_rows_2d_op().compile(args, options), cdiv(p.rows, c.rows_per_program), args, stream,
+                  cpu_threads);
+      return;
+    }
+    case SoftmaxStrategy::row_in_registers: {
+      std::vector<Arg> args{p.out, p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.block, log, wide, c.num_stages};
+      launch_over(softmax_row_op().compile(args, options), p.rows, args, stream, cpu_threads);
+      return;
+    }
+    case SoftmaxStrategy::online: {
+      std::vector<Arg> args{p.out, p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.block, log, wide};
+      // The second pass re-reads each row; it comes from L2 only while the rows in flight fit
+      // there. Hypothesis (unmeasured): cap the programs so they use about half of L2, but keep
+      // at least one per SM.
+      std::uint64_t cap = 0;
+      if (backend == Backend::cuda) {
+        const auto& dev = device_properties();
+        auto row_bytes = static_cast<std::uint64_t>(p.cols) * dtype_size(p.in.dtype);
+        cap = std::max<std::uint64_t>(static_cast<std::uint64_t>(dev.sm_count),
+                                      static_cast<std::uint64_t>(dev.l2_bytes) / 2 / row_bytes);
+      }
+      launch_over(softmax_online_op().compile(args, options), p.rows, args, stream, cpu_threads, cap);
+      return;
+    }
+    case SoftmaxStrategy::split_row: {
+      // Chunks are whole loop steps; recount the splits so none is empty.
+      std::int64_t chunk = cdiv(cdiv(p.cols, c.splits), c.block) * c.block;
+      std::int64_t splits = cdiv(p.cols, chunk);
+      Grid grid(static_cast<std::uint64_t>(splits), static_cast<std::uint64_t>(p.rows));
+      LaunchOptions launch;
+      launch.stream = stream;
+      launch.cpu_threads = cpu_threads;
+      Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
+      workspaces().with(memory, stream, static_cast<std::size_t>(p.rows * splits * 2), [&](Pointer ws) {
+        std::vector<Arg> partial_args{ws, p.in, p.in_stride, p.cols, chunk, c.block, wide};
+        softmax_split_partials().compile(partial_args, options).launch(grid, partial_args, launch);
+        std::vector<Arg> args{p.out,   ws,  p.in, p.in_stride, p.out_stride, p.cols, chunk, next_pow2(splits),
+                              c.block, log, wide};
+        softmax_split_normalize().compile(args, options).launch(grid, args, launch);
+      });
+      return;
+    }
+    case SoftmaxStrategy::automatic: break;
+  }
+  throw InternalError("softmax: launch_config without a strategy");
+}
+
+}  // namespace tilejit::ops::detail

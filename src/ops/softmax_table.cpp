@@ -1,0 +1,143 @@
+// The softmax op's built-in dispatch table and the checks every configuration passes.
+//
+// The table's thresholds and configurations are hand-derived starting points, not measurements:
+// they follow the seed's measured behaviour on the H200 (docs/perf-notes.md) and the register
+// budget of a row held in registers. The autotuner (softmax_autotune.cpp) replaces them per band
+// with measured winners; a table regenerated from its files is the intended successor.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "softmax_internal.h"
+#include "tilejit/device.h"
+#include "tilejit/error.h"
+
+namespace tilejit::ops::detail {
+
+namespace {
+
+// Widest row kept whole in registers: 16384 f32 over 16 warps is 32 values per thread, the most
+// the seed held without spilling (elements are f32 in registers whatever the memory type).
+constexpr std::int64_t kMaxRegisterRow = 16384;
+// rows_2d up to this power-of-two width: below it one row per program leaves lanes idle or gives
+// each thread too little to hide latency (65536 x 128 ran at 0.83 of copy with one row each).
+constexpr std::int64_t kMaxRows2dBlock = 512;
+// Elements per rows_2d tile: 16 f32 per thread at 4 warps.
+constexpr std::int64_t kRows2dTile = 2048;
+// Programs per SM (or per CPU thread) a split row aims for, so the grid fills the device.
+constexpr int kSplitProgramsPerUnit = 4;
+// Columns per loop step of online and split_row, and the fewest steps a split chunk gets.
+constexpr std::int64_t kOnlineBlock = 4096;
+constexpr std::int64_t kSplitBlock = 2048;
+constexpr std::int64_t kMinSplitSteps = 2;
+
+int warps_for(std::int64_t elements, int most) {
+  // At least 4 elements per thread, so no warp only holds copies of another's.
+  int w = most;
+  while (w > 1 && elements < 128 * w) w /= 2;
+  return w;
+}
+
+}  // namespace
+
+std::int64_t next_pow2(std::int64_t n) {
+  std::int64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+int size_band(std::int64_t n) {
+  int b = 0;
+  while ((std::int64_t{1} << b) < n) ++b;
+  return b;
+}
+
+Backend resolve_backend(Backend b) { return b == Backend::automatic ? default_backend() : b; }
+
+int parallelism(Backend b, int cpu_threads) {
+  if (b == Backend::cuda) return std::max(1, device_properties().sm_count);
+  return cpu_threads > 0 ? cpu_threads : default_cpu_threads();
+}
+
+SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes, Backend backend,
+                           int parallel) {
+  (void)backend;  // one table for both backends for now; `parallel` carries the difference
+  SoftmaxConfig c;
+  std::int64_t width = next_pow2(cols);
+  if (width <= kMaxRows2dBlock) {
+    c.strategy = SoftmaxStrategy::rows_2d;
+    c.block = width;
+    // 16-bit elements: twice the rows for the same bytes per program.
+    std::int64_t tile = elem_bytes <= 2 ? 2 * kRows2dTile : kRows2dTile;
+    c.rows_per_program = std::max<std::int64_t>(1, tile / width);
+    // Keep at least two row blocks per unit while rows allow: few rows should not pile into one program.
+    while (c.rows_per_program > 1 && cdiv(rows, c.rows_per_program) < 2 * static_cast<std::int64_t>(parallel))
+      c.rows_per_program /= 2;
+    c.num_warps = warps_for(c.rows_per_program * width, 4);
+    return c;
+  }
+  if (width <= kMaxRegisterRow) {
+    c.strategy = SoftmaxStrategy::row_in_registers;
+    c.block = width;
+    c.num_warps = warps_for(width, width >= 4096 ? 16 : width >= 2048 ? 8 : 4);  // the seed's choice
+    c.num_stages = 2;
+    return c;
+  }
+  if (rows >= 2 * static_cast<std::int64_t>(parallel) || rows > 65535) {
+    c.strategy = SoftmaxStrategy::online;
+    c.block = kOnlineBlock;
+    c.num_warps = 8;
+    return c;
+  }
+  c.strategy = SoftmaxStrategy::split_row;
+  c.block = kSplitBlock;
+  c.num_warps = 4;
+  std::int64_t want = cdiv(kSplitProgramsPerUnit * static_cast<std::int64_t>(parallel), rows);
+  std::int64_t most = std::max<std::int64_t>(1, cols / (kMinSplitSteps * c.block));
+  c.splits = std::clamp<std::int64_t>(want, 1, most);
+  return c;
+}
+
+namespace {
+
+bool pow2(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+}  // namespace
+
+void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) {
+  auto fail = [&](const std::string& why) {
+    throw Error(fmt::format("softmax: configuration '{}' cannot run {} x {}: {}", describe(c), rows, cols, why));
+  };
+  if (!(c.num_warps == 1 || c.num_warps == 2 || c.num_warps == 4 || c.num_warps == 8 || c.num_warps == 16))
+    fail("num_warps must be 1, 2, 4, 8 or 16");
+  if (c.num_stages < 1 || c.num_stages > 8) fail("num_stages must be 1 to 8");
+  if (!pow2(c.block) || c.block > (1 << 20)) fail("block must be a power of two up to 2^20");
+  switch (c.strategy) {
+    case SoftmaxStrategy::automatic: fail("no strategy named"); break;
+    case SoftmaxStrategy::rows_2d:
+      if (c.block < cols) fail("BLOCK_COLS must hold a whole row");
+      if (!pow2(c.rows_per_program) || c.rows_per_program * c.block > (1 << 16))
+        fail("rows_per_program must be a power of two and the tile at most 65536 elements");
+      break;
+    case SoftmaxStrategy::row_in_registers:
+      if (c.block < cols) fail("block must hold a whole row");
+      if (c.block > 65536) fail("rows wider than 65536 do not fit registers");
+      break;
+    case SoftmaxStrategy::online: break;
+    case SoftmaxStrategy::split_row:
+      if (c.splits < 1 || c.splits > 4096) fail("splits must be 1 to 4096");
+      if (rows > 65535) fail("split_row takes at most 65535 rows (the grid's y extent)");
+      break;
+  }
+}
+
+bool config_fits(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) {
+  try {
+    check_config(c, rows, cols);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace tilejit::ops::detail

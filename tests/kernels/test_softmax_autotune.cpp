@@ -1,0 +1,134 @@
+// The softmax autotuner on the backend this binary runs: it picks one of the candidates, writes
+// the device's file, softmax reads it back (also in a fresh lookup), and a corrupt file is ignored.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "kernel_test.h"
+#include "tilejit/ops/softmax_autotune.h"
+
+using namespace tilejit;
+using namespace tilejit::testing;
+using ops::SoftmaxConfig;
+using ops::SoftmaxStrategy;
+
+namespace {
+
+// Points TILEJIT_CACHE_DIR at a fresh directory for one test and restores it afterwards
+// (the GPU binary's kernel disk cache reads the same variable).
+class ScopedCacheDir {
+ public:
+  explicit ScopedCacheDir(const std::string& name) : dir_(std::filesystem::temp_directory_path() / fmt_name(name)) {
+    if (const char* old = std::getenv("TILEJIT_CACHE_DIR")) old_ = old, had_ = true;
+    std::filesystem::remove_all(dir_);
+    setenv("TILEJIT_CACHE_DIR", dir_.c_str(), 1);
+    ops::forget_softmax_tuning();
+  }
+  ~ScopedCacheDir() {
+    if (had_) setenv("TILEJIT_CACHE_DIR", old_.c_str(), 1);
+    else unsetenv("TILEJIT_CACHE_DIR");
+    unsetenv("TILEJIT_AUTOTUNE");
+    ops::forget_softmax_tuning();
+    std::filesystem::remove_all(dir_);
+  }
+
+ private:
+  static std::string fmt_name(const std::string& name) { return "tilejit-" + name + "-" + std::to_string(getpid()); }
+  std::filesystem::path dir_;
+  std::string old_;
+  bool had_ = false;
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream f(path);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it") {
+  ScopedCacheDir cache("autotune");
+  const std::int64_t rows = 64, cols = 300;
+  ops::TuneOptions tune;
+  tune.backend = backend();
+  tune.reps = 3;
+  tune.candidates = {{SoftmaxStrategy::rows_2d, 512, 4, 1, 2, 1},
+                     {SoftmaxStrategy::row_in_registers, 512, 4, 1, 1, 1},
+                     {SoftmaxStrategy::online, 128, 4, 1, 1, 1},
+                     {SoftmaxStrategy::row_in_registers, 256, 4, 1, 1, 1}};  // too narrow: skipped
+  auto result = ops::tune_softmax(rows, cols, DType::f32, tune);
+  CHECK(result.timings.size() == 3);
+  CHECK(std::find(tune.candidates.begin(), tune.candidates.begin() + 3, result.best) != tune.candidates.begin() + 3);
+  CHECK(result.best_ms > 0);
+
+  std::string path = ops::softmax_tuning_file(backend());
+  REQUIRE(std::filesystem::exists(path));
+  CHECK(std::filesystem::path(path).filename().string().starts_with("autotune-"));
+  CHECK(std::filesystem::path(path).filename().string().find(' ') == std::string::npos);
+  CHECK(read_all(path).starts_with("tilejit-softmax-autotune v1\n"));
+
+  // A fresh lookup reads the file; any shape of the same band gets the tuned configuration.
+  ops::forget_softmax_tuning();
+  auto tuned = ops::tuned_softmax_config(50, 290, DType::f32, backend());
+  REQUIRE(tuned);
+  CHECK(*tuned == result.best);
+  ops::SoftmaxOptions o;
+  o.backend = backend();
+  auto plan = ops::plan_softmax(50, 290, DType::f32, DType::f32, o);
+  CHECK(plan.source == ops::ConfigSource::autotune);
+  CHECK(plan.config == result.best);
+  CHECK(ops::plan_softmax(50, 290, DType::bf16, DType::bf16, o).source == ops::ConfigSource::table);
+  CHECK(ops::plan_softmax(50, 2000, DType::f32, DType::f32, o).source == ops::ConfigSource::table);
+
+  // The tuned plan computes softmax.
+  std::vector<float> x = random_floats(static_cast<std::size_t>(50 * 290), -5.f, 5.f, 4);
+  Buffer in = buffer(DType::f32, x.size()), out = buffer(DType::f32, x.size());
+  in.upload(x);
+  out.fill_bytes(0xff);
+  ops::softmax({out.address(), DType::f32, out.memory()}, {in.address(), DType::f32, in.memory()}, 50, 290, 290, 290,
+               nullptr, o);
+  finish();
+  auto y = out.download<float>();
+  double sum = 0;
+  for (int c = 0; c < 290; ++c) sum += y[static_cast<std::size_t>(49 * 290 + c)];
+  CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+
+  // A corrupt file is ignored as a whole: the table decides again.
+  {
+    std::ofstream f(path, std::ios::app);
+    f << "4 6 9 : warp_speed 1 2 3\n";
+  }
+  ops::forget_softmax_tuning();
+  CHECK(!ops::tuned_softmax_config(50, 290, DType::f32, backend()));
+  CHECK(ops::plan_softmax(50, 290, DType::f32, DType::f32, o).source == ops::ConfigSource::table);
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "tilejit-softmax-autotune v0\n4 6 9 : online 128 4 1 1 1\n";  // another version
+  }
+  ops::forget_softmax_tuning();
+  CHECK(!ops::tuned_softmax_config(50, 290, DType::f32, backend()));
+}
+
+TEST_CASE("softmax autotuner: TILEJIT_AUTOTUNE=1 tunes a band on its first miss") {
+  ScopedCacheDir cache("autotune-env");
+  setenv("TILEJIT_AUTOTUNE", "1", 1);
+  const std::int64_t rows = 8, cols = 40;
+  ops::SoftmaxOptions o;
+  o.backend = backend();
+  CHECK(!ops::tuned_softmax_config(rows, cols, DType::bf16, backend()));
+  Buffer in = buffer(DType::bf16, rows * cols), out = buffer(DType::bf16, rows * cols);
+  in.fill_bytes(0);
+  ops::softmax({out.address(), DType::bf16, out.memory()}, {in.address(), DType::bf16, in.memory()}, rows, cols, cols,
+               cols, nullptr, o);
+  finish();
+  auto tuned = ops::tuned_softmax_config(rows, cols, DType::bf16, backend());
+  REQUIRE(tuned);
+  auto candidates = ops::softmax_candidates(rows, cols, DType::bf16, backend());
+  CHECK(std::find(candidates.begin(), candidates.end(), *tuned) != candidates.end());
+  CHECK(read_all(ops::softmax_tuning_file(backend())).find(" : ") != std::string::npos);
+}

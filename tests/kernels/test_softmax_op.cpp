@@ -1,0 +1,287 @@
+// The library softmax op (tilejit/ops/softmax.h) against float64 on the backend this binary
+// runs: every strategy and the boundaries between them, 16-bit and mixed element types, strides,
+// unaligned pointers, special values, log_softmax, edge cases and bad arguments.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "half_bits.h"
+#include "kernel_test.h"
+#include "softmax_reference.h"
+#include "tilejit/ops/softmax.h"
+#include "tilejit/ops/softmax_kernels.h"
+
+using namespace tilejit;
+using namespace tilejit::testing;
+using ops::SoftmaxConfig;
+using ops::SoftmaxStrategy;
+
+namespace {
+
+struct Case {
+  std::int64_t rows = 1, cols = 1;
+  std::int64_t in_stride = 0, out_stride = 0;  // 0: cols
+  std::int64_t in_offset = 0, out_offset = 0;  // elements past a 64-byte aligned address
+  DType in_type = DType::f32, out_type = DType::f32;
+  bool log = false;
+  std::optional<SoftmaxConfig> config = std::nullopt;  // empty: the op's dispatch
+};
+
+Pointer pointer(const Buffer& b) { return {b.address(), b.dtype(), b.memory()}; }
+
+std::vector<float> download_floats(const Buffer& b) {
+  if (b.dtype() == DType::f32) return b.download<float>();
+  return examples::from_half_bits(b.dtype(), b.download<std::uint16_t>());
+}
+
+void upload_floats(Buffer& b, const std::vector<float>& v) {
+  if (b.dtype() == DType::f32) return b.upload(v);
+  b.upload(examples::to_half_bits(b.dtype(), v));
+}
+
+// softmax_input's rows (some -inf, large, all -inf) plus a NaN in row 4 and +inf in row 5.
+std::vector<float> special_input(std::int64_t rows, std::int64_t cols, unsigned seed) {
+  auto x = softmax_input(rows, cols, seed);
+  if (rows > 4) x[static_cast<std::size_t>(4 * cols + cols / 2)] = std::nanf("");
+  if (rows > 5) x[static_cast<std::size_t>(5 * cols + cols / 3)] = std::numeric_limits<float>::infinity();
+  return x;
+}
+
+// Runs one case and returns the strategy that ran.
+SoftmaxStrategy check(const Case& c) {
+  const std::int64_t in_stride = c.in_stride ? c.in_stride : c.cols, out_stride = c.out_stride ? c.out_stride : c.cols;
+  CAPTURE(c.rows);
+  CAPTURE(c.cols);
+  CAPTURE(in_stride);
+  CAPTURE(out_stride);
+  CAPTURE(c.in_offset);
+  CAPTURE(c.out_offset);
+  CAPTURE(dtype_name(c.in_type));
+  CAPTURE(dtype_name(c.out_type));
+  CAPTURE(c.log);
+  ops::SoftmaxOptions options;
+  options.backend = backend();
+  options.config = c.config;
+  auto plan = ops::plan_softmax(c.rows, c.cols, c.in_type, c.out_type, options);
+  std::string config = ops::describe(plan.config);
+  CAPTURE(config);
+
+  auto dense = special_input(c.rows, c.cols, static_cast<unsigned>(c.rows * 7919 + c.cols));
+  if (c.in_type != DType::f32)  // the reference sees what the kernel reads
+    dense = examples::from_half_bits(c.in_type, examples::to_half_bits(c.in_type, dense));
+  // Padding between rows is NaN: a kernel that reads it spoils its row.
+  std::vector<float> host(static_cast<std::size_t>((c.rows - 1) * in_stride + c.cols + c.in_offset), std::nanf(""));
+  for (std::int64_t r = 0; r < c.rows; ++r)
+    for (std::int64_t k = 0; k < c.cols; ++k)
+      host[static_cast<std::size_t>(c.in_offset + r * in_stride + k)] = dense[static_cast<std::size_t>(r * c.cols + k)];
+  Buffer in = buffer(c.in_type, host.size());
+  upload_floats(in, host);
+  Buffer out = buffer(c.out_type, static_cast<std::size_t>((c.rows - 1) * out_stride + c.cols + c.out_offset));
+  out.fill_bytes(0xff);  // NaN in every type: unwritten outputs cannot pass
+
+  Pointer pin{in.address() + dtype_size(c.in_type) * static_cast<std::uint64_t>(c.in_offset), c.in_type, memory()};
+  Pointer pout{out.address() + dtype_size(c.out_type) * static_cast<std::uint64_t>(c.out_offset), c.out_type, memory()};
+  if (c.log) ops::log_softmax(pout, pin, c.rows, c.cols, in_stride, out_stride, nullptr, options);
+  else ops::softmax(pout, pin, c.rows, c.cols, in_stride, out_stride, nullptr, options);
+  finish();
+
+  auto all = download_floats(out);
+  std::vector<float> got(all.begin() + c.out_offset, all.end());
+  auto ref = c.log ? examples::log_softmax_reference(dense, c.rows, c.cols, c.cols)
+                   : examples::softmax_reference(dense, c.rows, c.cols, c.cols);
+  auto cmp = examples::compare_rows(got, ref, c.rows, c.cols, out_stride);
+  CAPTURE(cmp.worst_row);
+  CHECK(cmp.nan_mismatches == 0);
+  bool wide16 = c.in_type != DType::f32 || c.out_type != DType::f32;
+  CHECK(cmp.max_rel_error <= (wide16 ? 1e-2 : 1e-5));
+  // Nothing written between rows (the poison is still there).
+  std::int64_t touched = 0;
+  for (std::int64_t r = 0; r + 1 < c.rows; ++r)
+    for (std::int64_t k = c.cols; k < out_stride; ++k)
+      touched += !std::isnan(got[static_cast<std::size_t>(r * out_stride + k)]);
+  CHECK(touched == 0);
+  return plan.config.strategy;
+}
+
+// The smallest row count at which the table stops splitting rows of `cols` (found by asking
+// the plan, so the test follows the device's parallelism).
+std::int64_t split_boundary(std::int64_t cols) {
+  ops::SoftmaxOptions options;
+  options.backend = backend();
+  auto strategy = [&](std::int64_t rows) {
+    return ops::plan_softmax(rows, cols, DType::f32, DType::f32, options).config.strategy;
+  };
+  REQUIRE(strategy(1) == SoftmaxStrategy::split_row);
+  std::int64_t lo = 1, hi = 1;
+  while (strategy(hi) == SoftmaxStrategy::split_row) hi *= 2;
+  while (hi - lo > 1) {
+    std::int64_t mid = (lo + hi) / 2;
+    (strategy(mid) == SoftmaxStrategy::split_row ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+SoftmaxConfig forced(SoftmaxStrategy s, std::int64_t block, std::int64_t rows_per_program = 1,
+                     std::int64_t splits = 1) {
+  return {s, block, 4, 1, rows_per_program, splits};
+}
+
+}  // namespace
+
+TEST_CASE("softmax op: the table's strategies around every threshold, fp32") {
+  std::set<SoftmaxStrategy> seen;
+  // rows_2d | row_in_registers at 512 | 513; row_in_registers | online or split_row at 16384 | 16385.
+  for (std::int64_t n : {1, 2, 3, 5, 31, 33, 509, 511, 512, 513, 515, 16381, 16383, 16384, 16385, 16387})
+    seen.insert(check({.rows = 9, .cols = n}));
+  // split_row | online in rows, on both sides of the boundary the table draws.
+  std::int64_t boundary = split_boundary(16385);
+  CAPTURE(boundary);
+  for (std::int64_t rows : {boundary - 1, boundary}) seen.insert(check({.rows = rows, .cols = 16389}));
+  for (std::int64_t rows : {std::int64_t{1}, std::int64_t{3}}) seen.insert(check({.rows = rows, .cols = 100003}));
+  CHECK(seen.size() == 4);
+}
+
+TEST_CASE("softmax op: forced small blocks cross each strategy's loop boundaries") {
+  for (std::int64_t n : {1, 63, 64, 65, 127, 128, 129, 1001}) {
+    check({.rows = 6, .cols = n, .config = forced(SoftmaxStrategy::online, 64)});
+    for (std::int64_t splits : {2, 3, 5})
+      check({.rows = 6, .cols = n, .config = forced(SoftmaxStrategy::split_row, 64, 1, splits)});
+  }
+  for (std::int64_t rows : {1, 3, 4, 5, 9})
+    for (std::int64_t n : {7, 16, 29})
+      check({.rows = rows, .cols = n, .config = forced(SoftmaxStrategy::rows_2d, 32, 4)});
+  for (std::int64_t n : {1, 4, 5, 100})
+    check({.rows = 6, .cols = n, .config = forced(SoftmaxStrategy::row_in_registers, 128)});
+}
+
+TEST_CASE("softmax op: 16-bit and mixed element types, log_softmax") {
+  const std::pair<DType, DType> types[] = {
+      {DType::f16, DType::f16}, {DType::bf16, DType::bf16}, {DType::f32, DType::bf16}, {DType::f16, DType::f32}};
+  for (auto [in_t, out_t] : types)
+    for (std::int64_t n : {3, 513, 16385}) check({.rows = 7, .cols = n, .in_type = in_t, .out_type = out_t});
+  for (auto [in_t, out_t] :
+       {std::pair<DType, DType>{DType::f32, DType::f32}, {DType::bf16, DType::bf16}, {DType::f16, DType::f32}})
+    for (std::int64_t n : {1, 29, 1000, 16385})
+      for (std::int64_t rows : {1, 7})
+        check({.rows = rows, .cols = n, .in_type = in_t, .out_type = out_t, .log = true});
+  check({.rows = 7, .cols = 200, .log = true, .config = forced(SoftmaxStrategy::split_row, 32, 1, 3)});
+  check({.rows = 7, .cols = 200, .log = true, .config = forced(SoftmaxStrategy::online, 32)});
+}
+
+TEST_CASE("softmax op: strided rows and pointers off alignment by one element") {
+  for (std::int64_t n : {5, 300, 4097, 16385}) {
+    check({.rows = 6, .cols = n, .in_stride = n + 3, .out_stride = n + 1, .in_offset = 1, .out_offset = 1});
+    check({.rows = 6,
+           .cols = n,
+           .in_stride = n + 16,
+           .out_stride = n + 5,
+           .in_offset = 1,
+           .out_offset = 3,
+           .in_type = DType::bf16,
+           .out_type = DType::bf16});
+  }
+  check({.rows = 6,
+         .cols = 700,
+         .in_stride = 701,
+         .out_stride = 703,
+         .in_offset = 1,
+         .out_offset = 2,
+         .config = forced(SoftmaxStrategy::split_row, 64, 1, 4)});
+  // Input rows may share memory (stride 0 broadcasts one row).
+  check({.rows = 4, .cols = 33, .in_stride = 0});
+}
+
+TEST_CASE("softmax op: empty shapes launch nothing, bad arguments are refused") {
+  Buffer a = buffer(DType::f32, 64);
+  Pointer p{a.address(), DType::f32, memory()};
+  ops::SoftmaxOptions o;
+  o.backend = backend();
+  CHECK_NOTHROW(ops::softmax(p, p, 0, 16, 16, 16, nullptr, o));
+  CHECK_NOTHROW(ops::softmax(p, p, 4, 0, 16, 16, nullptr, o));
+  CHECK_NOTHROW(ops::log_softmax(Pointer{0, DType::f32, memory()}, p, 0, 0, 0, 0, nullptr, o));
+  auto message = [&](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  CHECK(message([&] { ops::softmax(p, p, -1, 16, 16, 16, nullptr, o); }).find("negative size") != std::string::npos);
+  CHECK(message([&] {
+          ops::softmax(Pointer{0, DType::f32, memory()}, p, 1, 16, 16, 16, nullptr, o);
+        }).find("null output pointer") != std::string::npos);
+  CHECK(message([&] {
+          ops::softmax(p, Pointer{a.address(), DType::i32, memory()}, 1, 16, 16, 16, nullptr, o);
+        }).find("unsupported input element type i32") != std::string::npos);
+  CHECK(message([&] {
+          ops::softmax(Pointer{a.address() + 2, DType::f32, memory()}, p, 1, 16, 16, 16, nullptr, o);
+        }).find("not aligned") != std::string::npos);
+  CHECK(message([&] { ops::softmax(p, p, 2, 16, 16, 8, nullptr, o); }).find("overlap") != std::string::npos);
+  CHECK(message([&] { ops::softmax(p, p, 1, std::int64_t{1} << 31, 0, 0, nullptr, o); }).find("too large") !=
+        std::string::npos);
+  ops::SoftmaxOptions bad = o;
+  bad.config = forced(SoftmaxStrategy::row_in_registers, 8);
+  CHECK(message([&] { ops::softmax(p, p, 1, 16, 16, 16, nullptr, bad); }).find("whole row") != std::string::npos);
+}
+
+TEST_CASE("softmax op: 64-bit row offsets only where row * stride can pass 2^31") {
+  // The IR: WIDE multiplies the row index by the stride in i64; ordinary shapes stay in i32.
+  Pointer p{0x10000, DType::f32, Memory::unknown}, q{0x20000, DType::f32, Memory::unknown};
+  auto lowered = [&](std::int64_t wide) {
+    return ops::softmax_row_op()
+        .compile({p, q, 4096, 4096, 4096, 4096, 4096, 0, wide, 1}, compile_options())
+        .stage("ir.lowered");
+  };
+  auto has_i64_mul = [](const std::string& ir) {
+    std::size_t at = 0;
+    while ((at = ir.find("= mul ", at)) != std::string::npos) {
+      std::size_t end = ir.find('\n', at);
+      if (ir.substr(at, end - at).ends_with(": i64")) return true;
+      at = end;
+    }
+    return false;
+  };
+  CHECK(has_i64_mul(lowered(1)));
+  CHECK(!has_i64_mul(lowered(0)));
+  CHECK(lowered(0).find("i64") == std::string::npos);
+
+  // Numbers: row 8 of the input starts 2^31 + 128 elements in (4 GiB of bf16). Only the rows are
+  // written, so the host pages behind the gaps are never touched.
+  const std::int64_t rows = 9, cols = 40, stride = (std::int64_t{1} << 28) + 16;
+  for (bool wide_in : {true, false}) {
+    CAPTURE(wide_in);
+    auto dense = special_input(rows, cols, 3);
+    dense = examples::from_half_bits(DType::bf16, examples::to_half_bits(DType::bf16, dense));
+    auto bits = examples::to_half_bits(DType::bf16, dense);
+    std::int64_t in_stride = wide_in ? stride : cols, out_stride = wide_in ? cols : stride;
+    Buffer in = buffer(DType::bf16, static_cast<std::size_t>((rows - 1) * in_stride + cols));
+    Buffer out = buffer(DType::bf16, static_cast<std::size_t>((rows - 1) * out_stride + cols));
+    for (std::int64_t r = 0; r < rows; ++r)
+      in.upload(bits.data() + r * cols, 2 * cols, static_cast<std::size_t>(2 * r * in_stride));
+    for (auto strategy : {SoftmaxStrategy::rows_2d, SoftmaxStrategy::row_in_registers, SoftmaxStrategy::online,
+                          SoftmaxStrategy::split_row}) {
+      CAPTURE(ops::strategy_name(strategy));
+      ops::SoftmaxOptions o;
+      o.backend = backend();
+      o.config =
+          forced(strategy,
+                 strategy == SoftmaxStrategy::rows_2d || strategy == SoftmaxStrategy::row_in_registers ? 64 : 16, 4, 2);
+      std::vector<std::uint16_t> poison(static_cast<std::size_t>(cols), 0xffff),
+          got_bits(static_cast<std::size_t>(rows * cols));
+      for (std::int64_t r = 0; r < rows; ++r)
+        out.upload(poison.data(), 2 * cols, static_cast<std::size_t>(2 * r * out_stride));
+      ops::softmax(pointer(out), pointer(in), rows, cols, in_stride, out_stride, nullptr, o);
+      finish();
+      for (std::int64_t r = 0; r < rows; ++r)
+        out.download(got_bits.data() + r * cols, 2 * cols, static_cast<std::size_t>(2 * r * out_stride));
+      auto cmp = examples::compare_rows(examples::from_half_bits(DType::bf16, got_bits),
+                                        examples::softmax_reference(dense, rows, cols, cols), rows, cols, cols);
+      CHECK(cmp.nan_mismatches == 0);
+      CHECK(cmp.max_rel_error <= 1e-2);
+    }
+  }
+}
