@@ -218,6 +218,17 @@ int run(const examples::CliArgs& args) {
     if (args.given("dump") && !use_cpu) fmt::print("{}: {}\n", args.str("dump"), k.write_stage(args.str("dump")));
   }
 
+  if (p.kernel == "op") {
+    // The GPU's kernels are compiled even without a GPU, so their PTX can be shown.
+    ops::SoftmaxOptions cuda_options;
+    cuda_options.backend = Backend::cuda;
+    auto kernels = ops::compile_softmax(Pointer{0x10000, p.dtype}, Pointer{0x20000, p.dtype}, p.rows, p.cols, p.cols,
+                                        p.cols, p.log, cuda_options);
+    for (const CompiledKernel* k : kernels)
+      fmt::print("PTX ({}, {} registers, {} bytes spilled): {}\n", k->metadata().kernel_name, k->metadata().registers,
+                 k->metadata().spill_store_bytes, k->write_stage("ptx"));
+  }
+
   if (use_cpu) {
     std::string no_cpu;
     bool cpu = has_cpu_backend(&no_cpu);

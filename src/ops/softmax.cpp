@@ -173,4 +173,16 @@ void log_softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, 
   run("log_softmax", true, out, in, rows, cols, in_row_stride, out_row_stride, stream, options);
 }
 
+std::vector<const CompiledKernel*> compile_softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
+                                                   std::int64_t in_row_stride, std::int64_t out_row_stride, bool log,
+                                                   const SoftmaxOptions& options) {
+  if (rows < 1 || cols < 1) throw Error(fmt::format("compile_softmax: {} x {} has no elements", rows, cols));
+  check_arguments("compile_softmax", out, in, rows, cols, in_row_stride, out_row_stride);
+  SoftmaxPlan plan = make_plan(rows, cols, in.dtype, out.dtype, options, false);
+  detail::Problem p{out, in, rows, cols, in_row_stride, out_row_stride, log};
+  std::vector<const CompiledKernel*> kernels;
+  detail::launch_config(plan.config, p, plan.backend, nullptr, options.cpu_threads, &kernels);
+  return kernels;
+}
+
 }  // namespace tilejit::ops

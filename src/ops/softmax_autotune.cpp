@@ -45,7 +45,7 @@ std::string cpu_model() {
 }
 
 std::string device_name(Backend backend) {
-  if (backend == Backend::cuda) return device_properties().name;
+  if (backend == Backend::cuda) return has_gpu() ? device_properties().name : std::string();  // none: no tuning
   static const std::string name = "cpu " + cpu_model();
   return name;
 }
@@ -143,6 +143,7 @@ std::string softmax_tuning_file(Backend backend) {
   std::string dir = cache_dir();
   if (dir.empty()) return {};
   std::string name = device_name(backend);
+  if (name.empty()) return {};
   for (char& ch : name)
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' || ch == '(' || ch == ')')) ch = '_';
   return dir + "/autotune-" + name + ".txt";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "tilejit/ops/softmax.h"
 
@@ -33,8 +34,10 @@ struct Problem {
   bool log = false;
 };
 
-/// Launches `c` (already checked) on `backend` (softmax_launch.cpp).
-void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads);
+/// Launches `c` (already checked) on `backend` (softmax_launch.cpp); with `compile_only`, compiles
+/// the kernels it would launch and collects them instead.
+void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads,
+                   std::vector<const CompiledKernel*>* compile_only = nullptr);
 
 /// Whether a row offset (row * stride + column) of this problem can pass 2^31 - 1.
 bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p);

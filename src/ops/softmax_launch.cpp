@@ -81,7 +81,13 @@ bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p) {
   return padded_rows > (limit - padded_cols) / stride;
 }
 
-void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads) {
+void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads,
+                   std::vector<const CompiledKernel*>* compile_only) {
+  // With `compile_only`, every kernel the launch would use is compiled and collected instead.
+  auto over = [&](const CompiledKernel& k, std::int64_t work, const std::vector<Arg>& args, std::uint64_t cap = 0) {
+    if (compile_only) compile_only->push_back(&k);
+    else launch_over(k, work, args, stream, cpu_threads, cap);
+  };
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
@@ -89,13 +95,12 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
     case SoftmaxStrategy::rows_2d: {
       std::vector<Arg> args{p.out,   p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.rows_per_program,
                             c.block, log,  wide};
-      launch_over(softmax_rows_2d_op().compile(args, options), cdiv(p.rows, c.rows_per_program), args, stream,
-                  cpu_threads);
+      over(softmax_rows_2d_op().compile(args, options), cdiv(p.rows, c.rows_per_program), args);
       return;
     }
     case SoftmaxStrategy::row_in_registers: {
       std::vector<Arg> args{p.out, p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.block, log, wide, c.num_stages};
-      launch_over(softmax_row_op().compile(args, options), p.rows, args, stream, cpu_threads);
+      over(softmax_row_op().compile(args, options), p.rows, args);
       return;
     }
     case SoftmaxStrategy::online: {
@@ -104,13 +109,13 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       // there. Hypothesis (unmeasured): cap the programs so they use about half of L2, but keep
       // at least one per SM.
       std::uint64_t cap = 0;
-      if (backend == Backend::cuda) {
+      if (backend == Backend::cuda && !compile_only) {
         const auto& dev = device_properties();
         auto row_bytes = static_cast<std::uint64_t>(p.cols) * dtype_size(p.in.dtype);
         cap = std::max<std::uint64_t>(static_cast<std::uint64_t>(dev.sm_count),
                                       static_cast<std::uint64_t>(dev.l2_bytes) / 2 / row_bytes);
       }
-      launch_over(softmax_online_op().compile(args, options), p.rows, args, stream, cpu_threads, cap);
+      over(softmax_online_op().compile(args, options), p.rows, args, cap);
       return;
     }
     case SoftmaxStrategy::split_row: {
@@ -122,6 +127,15 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       launch.stream = stream;
       launch.cpu_threads = cpu_threads;
       Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
+      if (compile_only) {  // a stand-in workspace address: compiling needs only its type and alignment
+        Pointer ws{0x10000, DType::f32, memory};
+        std::vector<Arg> partial_args{ws, p.in, p.in_stride, p.cols, chunk, c.block, wide};
+        compile_only->push_back(&softmax_split_partials().compile(partial_args, options));
+        std::vector<Arg> args{p.out,   ws,  p.in, p.in_stride, p.out_stride, p.cols, chunk, next_pow2(splits),
+                              c.block, log, wide};
+        compile_only->push_back(&softmax_split_normalize().compile(args, options));
+        return;
+      }
       workspaces().with(memory, stream, static_cast<std::size_t>(p.rows * splits * 2), [&](Pointer ws) {
         std::vector<Arg> partial_args{ws, p.in, p.in_stride, p.cols, chunk, c.block, wide};
         softmax_split_partials().compile(partial_args, options).launch(grid, partial_args, launch);

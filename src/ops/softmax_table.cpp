@@ -55,7 +55,8 @@ int size_band(std::int64_t n) {
 Backend resolve_backend(Backend b) { return b == Backend::automatic ? default_backend() : b; }
 
 int parallelism(Backend b, int cpu_threads) {
-  if (b == Backend::cuda) return std::max(1, device_properties().sm_count);
+  // Without a device (compiling CUDA kernels for inspection), plan for an H100/H200-sized GPU.
+  if (b == Backend::cuda) return has_gpu() ? std::max(1, device_properties().sm_count) : 132;
   return cpu_threads > 0 ? cpu_threads : default_cpu_threads();
 }
 

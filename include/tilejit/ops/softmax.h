@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tilejit/kernel.h"
 
@@ -82,5 +83,11 @@ void softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std:
 /// out[r][c] = in[r][c] - max_r - log(sum_r); otherwise as softmax.
 void log_softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
                  std::int64_t out_row_stride, StreamHandle stream = nullptr, const SoftmaxOptions& options = {});
+
+/// The kernels softmax (or log_softmax) would launch for this problem, compiled but not launched
+/// (for inspection: their stages, PTX, registers). Needs no GPU for the CUDA backend.
+std::vector<const CompiledKernel*> compile_softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
+                                                   std::int64_t in_row_stride, std::int64_t out_row_stride,
+                                                   bool log = false, const SoftmaxOptions& options = {});
 
 }  // namespace tilejit::ops
