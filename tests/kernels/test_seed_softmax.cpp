@@ -2,11 +2,11 @@
 // this binary runs (kernel_test.h).
 #include <doctest/doctest.h>
 
-#include <bit>
 #include <cmath>
 #include <random>
 
 #include "example_kernels.h"
+#include "half_bits.h"
 #include "kernel_test.h"
 #include "kernels/softmax_online.h"
 #include "kernels/softmax_rows_2d.h"
@@ -18,24 +18,6 @@ using namespace tilejit;
 using namespace tilejit::testing;
 
 namespace {
-
-// Exact encodings of values representable in the type (normal range), and general decodings.
-std::uint16_t to_bf16_bits(float v) { return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16); }
-std::uint16_t to_f16_bits(float v) {
-  std::uint32_t u = std::bit_cast<std::uint32_t>(v);
-  auto sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
-  if ((u & 0x7fffffffu) == 0) return sign;
-  int e = static_cast<int>((u >> 23) & 0xffu) - 127;
-  return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(e + 15) << 10 | ((u >> 13) & 0x3ffu));
-}
-float from_bf16_bits(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
-float from_f16_bits(std::uint16_t h) {
-  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  float v = e == 0    ? std::ldexp(static_cast<float>(m), -24)
-            : e == 31 ? (m ? std::nanf("") : INFINITY)
-                      : std::ldexp(1.0f + static_cast<float>(m) / 1024.0f, e - 15);
-  return (h & 0x8000) ? -v : v;
-}
 
 int seed_warps(std::int64_t block) { return block >= 4096 ? 16 : block >= 2048 ? 8 : 4; }
 
@@ -146,7 +128,7 @@ TEST_CASE("seed softmax on f16 and bf16 inputs") {
     std::vector<std::uint16_t> bits(host.size());
     for (std::size_t i = 0; i < host.size(); ++i) {
       host[i] = static_cast<float>(k(rng)) / 64.0f;
-      bits[i] = t == DType::bf16 ? to_bf16_bits(host[i]) : to_f16_bits(host[i]);
+      bits[i] = examples::to_half_bits(t, host[i]);
     }
     Buffer in = buffer(t, host.size()), out = buffer(t, host.size());
     in.upload(bits);
@@ -156,8 +138,7 @@ TEST_CASE("seed softmax on f16 and bf16 inputs") {
     finish();
     auto got_bits = out.download<std::uint16_t>();
     std::vector<float> got(got_bits.size());
-    for (std::size_t i = 0; i < got.size(); ++i)
-      got[i] = t == DType::bf16 ? from_bf16_bits(got_bits[i]) : from_f16_bits(got_bits[i]);
+    for (std::size_t i = 0; i < got.size(); ++i) got[i] = examples::from_half_bits(t, got_bits[i]);
     auto cmp = examples::compare_rows(got, examples::softmax_reference(host, rows, cols, cols), rows, cols, cols);
     CHECK(cmp.nan_mismatches == 0);
     CHECK(cmp.max_rel_error <= (t == DType::f16 ? 2e-3 : 1.6e-2));
