@@ -75,10 +75,14 @@ def make_compiled_softmax():
 
 
 def check(name, y, x, ref):
+    """tilejit's results must meet the tolerance; peers' errors are reported, not enforced (torch's
+    own fp32 softmax over a 16M-element row is 1.1e-5 off float64)."""
     err = ((y.double() - ref).norm() / ref.norm()).item()
     tol = 1e-5 if x.dtype == torch.float32 else 1e-2
     if not err <= tol:
-        raise RuntimeError(f"{name}: relative error {err:.2e} above {tol} for {tuple(x.shape)} {x.dtype}")
+        if name.startswith("tilejit"):
+            raise RuntimeError(f"{name}: relative error {err:.2e} above {tol} for {tuple(x.shape)} {x.dtype}")
+        print(f"note: {name} relative error {err:.2e} above {tol} for {tuple(x.shape)} {x.dtype}", flush=True)
     return err
 
 
