@@ -26,7 +26,7 @@ BUDGET=${GPU_CHECK_BUDGET_S:-480}
 DEADLINE=$((SECONDS + BUDGET))
 ROWS=4096
 COLS_LIST=(1024 4096 16384)
-KERNELS=(simple persistent)
+KERNELS=(simple persistent op)  # op: ops::softmax, the default of tilejit-softmax
 
 steps=() statuses=() times=() notes=()
 failures=0
