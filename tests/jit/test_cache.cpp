@@ -116,26 +116,7 @@ TEST_CASE("everything that changes the code gives a distinct cache entry") {
   CHECK(keys.size() == 2);
 }
 
-TEST_CASE("eight threads compiling one key share one compile") {
-  ScaleKernel k("scale", scale_kernel, {"x", "out", "n", "BLOCK"});
-  constexpr int kThreads = 8;
-  std::vector<const CompiledKernel*> got(kThreads, nullptr);
-  std::latch start(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();  // all ask at once
-      got[t] = &k.compile(args(1000 + t, 1024), sm90());
-    });
-  for (auto& th : threads) th.join();
-  CHECK(k.compile_count() == 1);
-  CHECK(k.cache_size() == 1);
-  for (int t = 0; t < kThreads; ++t) {
-    CAPTURE(t);
-    CHECK(got[t] != nullptr);
-    CHECK(got[t] == got[0]);
-  }
-}
+// One key asked for by eight threads at once: tests/jit/test_concurrency.cpp (with the disk cache).
 
 TEST_CASE("threads compiling two keys get two compiles") {
   ScaleKernel k("scale", scale_kernel, {"x", "out", "n", "BLOCK"});
