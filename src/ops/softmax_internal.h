@@ -9,6 +9,8 @@
 
 namespace tilejit::ops::detail {
 
+/// At most `most` warps, halved until each thread holds at least 4 of `elements`.
+int warps_for(std::int64_t elements, int most);
 /// Smallest power of two >= n (n >= 1).
 std::int64_t next_pow2(std::int64_t n);
 /// ceil(log2(n)) for n >= 1: the band a size falls in (bands are powers of two).

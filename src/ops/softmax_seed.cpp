@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "softmax_internal.h"
 #include "tilejit/error.h"
 
 namespace tilejit::ops {
@@ -22,9 +23,8 @@ const SoftmaxPersistent& softmax_persistent() {
 SeedConfig seed_config(std::int64_t cols) {
   SeedConfig c;
   while (c.block < cols) c.block <<= 1;
-  c.num_warps = c.block >= 4096 ? 16 : c.block >= 2048 ? 8 : 4;  // the seed's choice
-  // Narrow rows: at least 4 elements per thread, so no warp only holds copies of another's.
-  while (c.num_warps > 1 && c.block < 128 * c.num_warps) c.num_warps /= 2;
+  // The seed's choice, with fewer warps for narrow rows.
+  c.num_warps = detail::warps_for(c.block, c.block >= 4096 ? 16 : c.block >= 2048 ? 8 : 4);
   return c;
 }
 

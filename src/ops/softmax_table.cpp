@@ -11,6 +11,7 @@
 #include "softmax_internal.h"
 #include "tilejit/device.h"
 #include "tilejit/error.h"
+#include "tilejit/ops/softmax_seed.h"
 
 namespace tilejit::ops::detail {
 
@@ -31,14 +32,14 @@ constexpr std::int64_t kOnlineBlock = 4096;
 constexpr std::int64_t kSplitBlock = 2048;
 constexpr std::int64_t kMinSplitSteps = 2;
 
+}  // namespace
+
 int warps_for(std::int64_t elements, int most) {
   // At least 4 elements per thread, so no warp only holds copies of another's.
   int w = most;
   while (w > 1 && elements < 128 * w) w /= 2;
   return w;
 }
-
-}  // namespace
 
 std::int64_t next_pow2(std::int64_t n) {
   std::int64_t p = 1;
@@ -80,7 +81,7 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
   if (width <= kMaxRegisterRow) {
     c.strategy = SoftmaxStrategy::row_in_registers;
     c.block = width;
-    c.num_warps = warps_for(width, width >= 4096 ? 16 : width >= 2048 ? 8 : 4);  // the seed's choice
+    c.num_warps = seed_config(width).num_warps;  // the seed kernel's choice
     c.num_stages = 2;
     return c;
   }
