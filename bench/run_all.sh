@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# GPU benchmarks, run by scripts/gpu-check.sh on the GPU machine. Writes under $OUT (3 files):
-# softmax.md and softmax.png (tilejit vs torch vs Triton vs device copy), and latency.md
-# (bench-latency: tilejit's compile and launch latency, with Triton's measured the same way).
+# GPU benchmarks, run by scripts/gpu-check.sh on the GPU machine. Writes under $OUT:
+#   softmax    softmax.md, softmax.png: tilejit vs torch vs torch.compile vs Triton vs device copy
+#   latency    latency.md: bench-latency (compile and launch latency), Triton's measured the same way
+#   sweep      seed_sweep.md: the persistent seed kernel over num_warps x num_stages
+#   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
+# BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${TILEJIT_BUILD_DIR:-build-gpu}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
-PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" --out "$OUT" ${BENCH_ARGS:-}
-"$BUILD/bench/bench-latency" --out "$OUT"
-# Triton beside it, in the same file (a failure here does not lose tilejit's numbers).
-{
-  echo
-  timeout 120 python3 bench/latency_triton.py || echo "(Triton latency measurement failed: exit $?)"
-} | tee -a "$OUT/latency.md"
+for bench in ${BENCHES:-softmax latency}; do
+  echo "---- bench: $bench"
+  case $bench in
+    softmax)
+      PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" --out "$OUT" ${BENCH_ARGS:-} ;;
+    latency)
+      "$BUILD/bench/bench-latency" --out "$OUT"
+      # Triton beside it, in the same file (a failure here does not lose tilejit's numbers).
+      {
+        echo
+        timeout 120 python3 bench/latency_triton.py || echo "(Triton latency measurement failed: exit $?)"
+      } | tee -a "$OUT/latency.md" ;;
+    sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
+    tune)
+      rm -rf "$OUT/tune"
+      TILEJIT_CACHE_DIR=$OUT/tune "$BUILD/bench/bench-tune-softmax" --out "$OUT/tune.md" ;;
+    *) echo "run_all.sh: unknown bench '$bench'" >&2; exit 2 ;;
+  esac
+done

@@ -90,9 +90,11 @@ def time_ms(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
-SHAPES = [(4096, n) for n in (1024, 4096, 16384, 65536, 262144)] + [
+# M = 4096 across the row widths (the seed's table and the wide rows), then few wide rows and
+# many short ones.
+SHAPES = [(4096, n) for n in (256, 1024, 2048, 4096, 8192, 16384, 65536, 262144)] + [
     (1, 16 << 20), (16, 4 << 20), (128, 1 << 20), (1, 1 << 20),
-    (65536, 32), (65536, 128), (32768, 512), (4096, 256)]
+    (65536, 32), (65536, 128), (32768, 512)]
 QUICK_SHAPES = [(4096, 1024), (4096, 16384), (4096, 65536), (1, 16 << 20), (65536, 128)]
 IMPLS = ("copy", "tilejit_op", "tilejit_seed", "torch", "torch_compile", "triton")
 

@@ -18,6 +18,7 @@
 #include "tilejit/kernel.h"
 
 using namespace tilejit;
+namespace tl = tilejit::tl;
 using examples::ExampleKernel;
 
 namespace {
@@ -227,5 +228,45 @@ TEST_CASE("an invalid num_warps is refused before code generation") {
   for (int warps : {0, 3, 32}) {
     CAPTURE(warps);
     CHECK_THROWS_AS(compile_example(e, DType::f32, "sm_90", warps), Error);
+  }
+}
+
+namespace {
+
+void loop_reductions_kernel(tl::Ptr out, tl::Ptr x, tl::Int rows, tl::Constexpr REDUCTIONS, tl::Constexpr BLOCK) {
+  auto offs = tl::arange(0, BLOCK);
+  tl::Tensor total = tl::zeros({}, DType::f32);
+  tl::for_range(0, rows, [&](tl::Int row) {
+    auto v = tl::load(x + row * BLOCK + offs);
+    tl::Tensor step = tl::sum(v, 0);
+    if (REDUCTIONS >= 2) step = step + tl::max(v, 0);
+    if (REDUCTIONS >= 3) step = step + tl::min(v, 0);
+    total = total + step;
+  });
+  tl::store(out, total);
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("cross-warp reductions take two scratch buffers in turn: one barrier each, one more for odd loops") {
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr, tl::Constexpr> k(
+      "loop_reductions", loop_reductions_kernel, {"out", "x", "rows", "REDUCTIONS", "BLOCK"});
+  for (int reductions : {1, 2, 3}) {
+    CAPTURE(reductions);
+    std::vector<Arg> args{Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, std::int64_t{5},
+                          std::int64_t{reductions}, std::int64_t{1024}};
+    const CompiledKernel& c = k.compile(args, {.num_warps = 4, .num_stages = 1, .arch = "sm_90"});
+    const std::string& cuda = c.stage("cuda");
+    const std::size_t barriers = count_of(cuda, "__syncthreads();");
+    CHECK(barriers == static_cast<std::size_t>(reductions % 2 == 0 ? reductions : reductions + 1));
+    CHECK(count_of(cuda, "(tj_smem + tj_reduction_buffer_bytes)") == static_cast<std::size_t>(reductions / 2));
+    // Four warps, one f32 partial each: two 16-byte buffers.
+    CHECK(c.metadata().dynamic_shared_bytes == 32);
   }
 }

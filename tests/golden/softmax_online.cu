@@ -45,6 +45,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
   const int tj_warp = threadIdx.x >> 5;
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
+  constexpr int tj_reduction_buffer_bytes = 16;
 #line 14 "softmax_online.h"
   const int v5 = (int)blockIdx.x;
 #line 15 "softmax_online.h"
@@ -185,7 +186,6 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
       #pragma unroll
       for (int s = 1; s < 4; ++s) v42_acc_12[r] = tj_max(v42_acc_12[r], tj_red[s * 1 + 0]);
     }
-    __syncthreads();
   }
   float const v42 = v42_acc_12[0];
 #line 31 "softmax_online.h"
@@ -219,7 +219,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v47_acc_14[r] = v47_acc_14[r] + __shfl_xor_sync(0xffffffffu, v47_acc_14[r], 16);
    {
-    float* tj_red = reinterpret_cast<float*>(tj_smem);
+    float* tj_red = reinterpret_cast<float*>((tj_smem + tj_reduction_buffer_bytes));
     const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v47_acc_14[r];
@@ -230,7 +230,6 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
       #pragma unroll
       for (int s = 1; s < 4; ++s) v47_acc_14[r] = v47_acc_14[r] + tj_red[s * 1 + 0];
     }
-    __syncthreads();
   }
   float const v47 = v47_acc_14[0];
 #line 32 "softmax_online.h"

@@ -45,6 +45,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
   const int tj_warp = threadIdx.x >> 5;
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
+  constexpr int tj_reduction_buffer_bytes = 16;
 #line 31 "softmax_seed.h"
   const int v6 = (int)blockIdx.x;
 #line 32 "softmax_seed.h"
@@ -147,7 +148,6 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
         #pragma unroll
         for (int s = 1; s < 4; ++s) v33_acc_12[r] = tj_max(v33_acc_12[r], tj_red[s * 1 + 0]);
       }
-      __syncthreads();
     }
     float const v33 = v33_acc_12[0];
     float v34_13[8];
@@ -179,7 +179,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 16);
      {
-      float* tj_red = reinterpret_cast<float*>(tj_smem);
+      float* tj_red = reinterpret_cast<float*>((tj_smem + tj_reduction_buffer_bytes));
       const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
       #pragma unroll
       for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v37_acc_14[r];
@@ -190,7 +190,6 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
         #pragma unroll
         for (int s = 1; s < 4; ++s) v37_acc_14[r] = v37_acc_14[r] + tj_red[s * 1 + 0];
       }
-      __syncthreads();
     }
     float const v37 = v37_acc_14[0];
 #line 40 "softmax_seed.h"

@@ -45,6 +45,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   const int tj_warp = threadIdx.x >> 5;
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
+  constexpr int tj_reduction_buffer_bytes = 16;
 #line 18 "softmax_seed.h"
   const int v5 = (int)blockIdx.x;
 #line 21 "softmax_seed.h"
@@ -106,7 +107,6 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
       #pragma unroll
       for (int s = 1; s < 4; ++s) v16_acc_6[r] = tj_max(v16_acc_6[r], tj_red[s * 1 + 0]);
     }
-    __syncthreads();
   }
   float const v16 = v16_acc_6[0];
   float v17_7[8];
@@ -138,7 +138,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v20_acc_8[r] = v20_acc_8[r] + __shfl_xor_sync(0xffffffffu, v20_acc_8[r], 16);
    {
-    float* tj_red = reinterpret_cast<float*>(tj_smem);
+    float* tj_red = reinterpret_cast<float*>((tj_smem + tj_reduction_buffer_bytes));
     const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v20_acc_8[r];
@@ -149,7 +149,6 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
       #pragma unroll
       for (int s = 1; s < 4; ++s) v20_acc_8[r] = v20_acc_8[r] + tj_red[s * 1 + 0];
     }
-    __syncthreads();
   }
   float const v20 = v20_acc_8[0];
 #line 25 "softmax_seed.h"

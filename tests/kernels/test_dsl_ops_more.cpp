@@ -336,3 +336,58 @@ TEST_CASE("exp and exp2 over the whole float range: overflow, subnormal results,
     CHECK(bad == 0);
   }
 }
+
+namespace {
+
+// REDUCTIONS (1 to 3) reductions per iteration, each across all warps: the scratch buffers they
+// take in turn must not be overwritten while another warp still reads them.
+void loop_reductions_kernel(tl::Ptr out, tl::Ptr x, tl::Int rows, tl::Constexpr REDUCTIONS, tl::Constexpr BLOCK) {
+  auto offs = tl::arange(0, BLOCK);
+  tl::Tensor total = tl::zeros({}, DType::f32);
+  tl::for_range(0, rows, [&](tl::Int row) {
+    auto v = tl::load(x + row * BLOCK + offs);
+    tl::Tensor step = tl::sum(v, 0);
+    if (REDUCTIONS >= 2) step = step + tl::max(v, 0) * 1000;
+    if (REDUCTIONS >= 3) step = step + tl::min(v, 0) * 1000000;
+    total = total + step;
+    tl::store(out + 1 + row, step);
+  });
+  tl::store(out, total);
+}
+
+}  // namespace
+
+TEST_CASE("loops with one, two or three cross-warp reductions per iteration") {
+  static const Kernel k("loop_reductions", loop_reductions_kernel, {"out", "x", "rows", "REDUCTIONS", "BLOCK"});
+  const int block = 1024, rows = 9;
+  // Small integers: every partial sum is exact in f32, so the result does not depend on order.
+  std::vector<float> host(static_cast<std::size_t>(rows * block));
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(1 + (i * 7919) % 13);
+  Buffer bx = buffer(DType::f32, host.size());
+  bx.upload(host);
+  for (int reductions : {1, 2, 3}) {
+    for (int warps : {4, 16}) {
+      CAPTURE(reductions);
+      CAPTURE(warps);
+      Buffer bo = buffer(DType::f32, 1 + rows);
+      bo.fill_bytes(0xff);
+      k.launch({1}, {bo, bx, rows, reductions, block}, options(warps));
+      finish();
+      auto out = bo.download<float>();
+      double total = 0;
+      for (int r = 0; r < rows; ++r) {
+        double sum = 0, mx = -1e30, mn = 1e30;
+        for (int c = 0; c < block; ++c) {
+          double v = host[static_cast<std::size_t>(r * block + c)];
+          sum += v;
+          mx = std::max(mx, v);
+          mn = std::min(mn, v);
+        }
+        double step = sum + (reductions >= 2 ? mx * 1000 : 0) + (reductions >= 3 ? mn * 1000000 : 0);
+        CHECK(out[static_cast<std::size_t>(1 + r)] == static_cast<float>(step));
+        total += step;
+      }
+      CHECK(out[0] == static_cast<float>(total));
+    }
+  }
+}

@@ -64,7 +64,15 @@ void Emitter::at_source(const ir::Op& op) {
 
 std::string Emitter::fresh(const std::string& base) { return fmt::format("{}_{}", base, counter_++); }
 
-void Emitter::need_shared(int bytes) { shared_bytes_ = std::max(shared_bytes_, bytes); }
+std::string Emitter::reduction_scratch(int bytes) {
+  reduction_buffer_bytes_ = std::max(reduction_buffer_bytes_, (bytes + 15) / 16 * 16);
+  return reduction_turn_++ % 2 == 0 ? "tj_smem" : "(tj_smem + tj_reduction_buffer_bytes)";
+}
+
+std::string Emitter::conversion_scratch(int bytes) {
+  conversion_bytes_ = std::max(conversion_bytes_, bytes);
+  return "(tj_smem + 2 * tj_reduction_buffer_bytes)";
+}
 
 // ---------------------------------------------------------------- values
 
@@ -135,10 +143,11 @@ std::string Emitter::convert_layout(ir::ValueId v, const Layout& from, const Lay
   std::string src = *recall(v, from);
   std::string t = storage_type(v);
   std::string name = fresh(value_name(v) + "_cvt");
-  need_shared(static_cast<int>(type(v).numel() * (type(v).is_ptr ? 8 : static_cast<int>(dtype_size(type(v).elem)))));
+  std::string scratch = conversion_scratch(
+      static_cast<int>(type(v).numel() * (type(v).is_ptr ? 8 : static_cast<int>(dtype_size(type(v).elem)))));
   line(fmt::format("{} {}[{}];  // %{} in another layout, through shared memory", t, name, to.num_regs(), v));
   open("");
-  line(fmt::format("{}* tj_x = reinterpret_cast<{}*>(tj_smem);", t, t));
+  line(fmt::format("{}* tj_x = reinterpret_cast<{}*>({});", t, t, scratch));
   per_register(from.num_regs(), fmt::format("tj_x[{}] = {}[r];", linear_index(from, "r"), src));
   line("__syncthreads();");
   per_register(to.num_regs(), fmt::format("{}[r] = tj_x[{}];", name, linear_index(to, "r")));
@@ -160,7 +169,11 @@ CudaKernelSource Emitter::run() {
   line("const int tj_warp = threadIdx.x >> 5;");
   line("extern __shared__ __align__(16) unsigned char tj_smem[];");
   line("(void)tj_lane; (void)tj_warp; (void)tj_smem;");
+  const std::size_t constants_at = out_.size();
   region(f_.body);
+  if (reduction_buffer_bytes_ > 0 || conversion_bytes_ > 0)  // known only now that the body is out
+    out_.insert(constants_at,
+                fmt::format("  constexpr int tj_reduction_buffer_bytes = {};\n", reduction_buffer_bytes_));
   body.swap(out_);
   out_ = prelude();
   out_ += fmt::format("\n// kernel {}: {} warps\n", f_.name, options_.num_warps);
@@ -168,7 +181,8 @@ CudaKernelSource Emitter::run() {
                       fmt::join(params, ", "));
   out_ += body;
   out_ += "}\n";
-  return CudaKernelSource{out_, options_.entry_name, options_.num_warps, shared_bytes_};
+  return CudaKernelSource{out_, options_.entry_name, options_.num_warps,
+                          2 * reduction_buffer_bytes_ + conversion_bytes_};
 }
 
 void Emitter::region(const ir::Region& r) {

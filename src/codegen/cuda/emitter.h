@@ -64,7 +64,14 @@ class Emitter {
   void reduce_op(const ir::Op& op);
   void loop_op(const ir::Op& op);
   std::string convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
-  void need_shared(int bytes);
+  /// Shared memory layout: [reduction buffer 0 | reduction buffer 1 | layout conversions].
+  /// Cross-warp reductions alternate between the two buffers, so a reduction needs one barrier
+  /// (between its writes and reads) instead of two: the next reduction writes the other
+  /// buffer, and the one after it runs past that reduction's barrier first. Returns the
+  /// address expression of the buffer this reduction uses and advances the turn.
+  std::string reduction_scratch(int bytes);
+  /// Layout conversions keep both barriers and their own region after the two buffers.
+  std::string conversion_scratch(int bytes);
 
   const ir::Function& f_;
   CudaCodegenOptions options_;
@@ -78,7 +85,9 @@ class Emitter {
   std::string out_;
   int indent_ = 0;
   int counter_ = 0;
-  int shared_bytes_ = 0;
+  int reduction_turn_ = 0;          // reductions emitted so far (loop bodies padded to even)
+  int reduction_buffer_bytes_ = 0;  // size of each of the two reduction buffers
+  int conversion_bytes_ = 0;
   std::string last_loc_;
   std::string pending_loc_;
 };

@@ -30,6 +30,7 @@ void Emitter::loop_op(const ir::Op& op) {
                    scalar(op.operands[1]), ivn, scalar(op.operands[2])));
   for (std::size_t i = 0; i < carried; ++i)
     if (!type(body.args[i + 1]).is_scalar()) remember(body.args[i + 1], layouts[i], value_name(body.args[i + 1]));
+  const int turn_before = reduction_turn_;
   region(body);
   const ir::Op& yield = body.ops.back();
   at_source(yield);
@@ -50,6 +51,13 @@ void Emitter::loop_op(const ir::Op& op) {
     ir::ValueId arg = body.args[i + 1];
     if (type(arg).is_scalar()) line(fmt::format("{} = {};", value_name(arg), temps[i]));
     else per_register(layouts[i].num_regs(), fmt::format("{}[r] = {}[r];", value_name(arg), temps[i]));
+  }
+  // Reductions alternate scratch buffers. With an odd number in the body, the next iteration's
+  // first one would reuse the buffer the last one just read: a barrier separates them, and the
+  // turn skips one so the code after the loop (or a zero-trip loop) also alternates.
+  if ((reduction_turn_ - turn_before) % 2 != 0) {
+    line("__syncthreads();  // odd number of reductions in the loop: see Emitter::reduction_scratch");
+    ++reduction_turn_;
   }
   close();
   for (std::size_t i = 0; i < carried; ++i)

@@ -59,7 +59,9 @@ void Emitter::reduce_op(const ir::Op& op) {
     Layout result = slice_layout(parent, axis);
     int slots = 1 << __builtin_popcount(warp_axis);
     std::int64_t n_out = type(res).numel();
-    need_shared(static_cast<int>(slots * n_out * bytes_of(acc_t)));
+    // Two scratch buffers used in turn: the next reduction writes the other one, so no barrier is
+    // needed after the reads (see reduction_scratch).
+    std::string scratch = reduction_scratch(static_cast<int>(slots * n_out * bytes_of(acc_t)));
     // The warp's slot: its warp-id bits along the axis, packed.
     std::vector<std::string> slot_terms;
     int packed = 0;
@@ -67,7 +69,7 @@ void Emitter::reduce_op(const ir::Op& op) {
       if (warp_axis & (1u << bit)) slot_terms.push_back(fmt::format("(((tj_warp >> {}) & 1) << {})", bit, packed++));
     std::string index = result.rank() == 0 ? "0" : linear_index(result, "r");
     open("");
-    line(fmt::format("{}* tj_red = reinterpret_cast<{}*>(tj_smem);", acc_t, acc_t));
+    line(fmt::format("{}* tj_red = reinterpret_cast<{}*>({});", acc_t, acc_t, scratch));
     line(fmt::format("const int tj_slot = {};", fmt::join(slot_terms, " | ")));
     per_register(n, fmt::format("{} tj_red[tj_slot * {} + {}] = {}[r];", owner, n_out, index, acc));
     line("__syncthreads();");
@@ -78,7 +80,6 @@ void Emitter::reduce_op(const ir::Op& op) {
     line(fmt::format("for (int s = 1; s < {}; ++s) {}[r] = {};", slots, acc,
                      combine(kind, acc + "[r]", fmt::format("tj_red[s * {} + {}]", n_out, index))));
     close();
-    line("__syncthreads();");
     close();
   }
   std::string out_t = storage_type(res);

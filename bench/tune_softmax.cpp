@@ -1,0 +1,66 @@
+// bench-tune-softmax: runs the softmax autotuner on this GPU over the shapes the benchmarks
+// report, so its per-device file can be read, compared with the built-in table, and shipped.
+// For each dtype (f32; bf16, whose 2-byte bands f16 shares) and shape it prints the winner,
+// its time, the built-in table's choice and time, and a device copy of the same bytes
+// (all CUDA events, L2 flushed, median).
+//
+//   TILEJIT_CACHE_DIR=DIR bench-tune-softmax [--out FILE.md]   (the tuned file lands in DIR)
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilejit/ops/softmax.h"
+#include "tilejit/ops/softmax_autotune.h"
+#include "tilejit/tilejit.h"
+#include "tilejit/timing.h"
+
+using namespace tilejit;
+
+int main(int argc, char** argv) {
+  std::string out_path;
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (std::string(argv[i]) == "--out") out_path = argv[i + 1];
+  if (!has_gpu()) {
+    fmt::print("bench-tune-softmax: no GPU, nothing tuned\n");
+    return 0;
+  }
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {4096, 256},    {4096, 1024},  {4096, 2048},   {4096, 4096},  {4096, 8192},
+      {4096, 16384},  {4096, 65536}, {4096, 262144}, {1, 16 << 20}, {16, 4 << 20},
+      {128, 1 << 20}, {1, 1 << 20},  {65536, 32},    {65536, 128},  {32768, 512}};
+  std::string md = fmt::format("Device: {}. Tuned file: {}\n\n", device_properties().name, ops::softmax_tuning_file());
+  md += "| dtype | M | N | candidates | tuned | us | fraction of C | table | us | fraction of C |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (DType t : {DType::f32, DType::bf16}) {
+    for (auto [rows, cols] : shapes) {
+      const auto n = static_cast<std::size_t>(rows * cols);
+      Buffer in(t, n), out(t, n);
+      in.fill_bytes(0x3c);  // finite values; timing does not depend on them
+      Pointer po{out.address(), t}, pi{in.address(), t};
+      double copy_ms = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }).median_ms;
+      // What softmax would pick before this shape is tuned (the built-in table on a fresh
+      // cache directory), timed the same way as the winner.
+      auto plan = ops::plan_softmax(rows, cols, t, t);
+      ops::SoftmaxOptions table;
+      table.config = plan.config;
+      ops::TuneOptions tune;
+      tune.reps = 20;
+      ops::TuneResult r = ops::tune_softmax(rows, cols, t, tune);
+      ops::softmax(po, pi, rows, cols, cols, cols, nullptr, table);
+      double table_ms = time_gpu([&] { ops::softmax(po, pi, rows, cols, cols, cols, nullptr, table); }).median_ms;
+      std::string line =
+          fmt::format("| {} | {} | {} | {} | {} | {:.1f} | {:.3f} | {} | {:.1f} | {:.3f} |\n", dtype_name(t), rows,
+                      cols, r.timings.size(), ops::describe(r.best), r.best_ms * 1e3, copy_ms / r.best_ms,
+                      ops::describe(*table.config) + (plan.source == ops::ConfigSource::table ? "" : " (tuned file)"),
+                      table_ms * 1e3, copy_ms / table_ms);
+      fmt::print("{}", line);
+      md += line;
+    }
+  }
+  if (!out_path.empty()) std::ofstream(out_path) << md;
+  return 0;
+}
