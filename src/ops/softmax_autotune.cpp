@@ -59,10 +59,9 @@ std::string cache_dir() {
   return {};
 }
 
-// The whole file, or nothing when it is missing or does not parse: a half-understood file
-// could pin a band to a wrong configuration, and tuning again is always safe.
-Table read_table(const std::string& path) {
-  std::ifstream f(path);
+// The whole table, or nothing when it does not parse: a half-understood file could pin a band
+// to a wrong configuration, and tuning again is always safe.
+Table parse_table(std::istream& f) {
   std::string line;
   if (!f || !std::getline(f, line) || line != kHeader) return {};
   Table t;
@@ -83,6 +82,11 @@ Table read_table(const std::string& path) {
     t[{bytes, rows_band, n_band}] = c;
   }
   return t;
+}
+
+Table read_table(const std::string& path) {
+  std::ifstream f(path);
+  return parse_table(f);
 }
 
 void write_table(const std::string& path, const Table& t, const std::string& device) {
@@ -164,6 +168,28 @@ std::optional<SoftmaxConfig> tuned_softmax_config(std::int64_t rows, std::int64_
   auto it = t.find(band_key(rows, cols, dtype));
   if (it == t.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<SoftmaxConfig> shipped_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
+                                                    Backend backend) {
+  const std::string name = device_name(detail::resolve_backend(backend));
+  if (name.empty()) return std::nullopt;
+  return shipped_softmax_config_for(name, rows, cols, dtype);
+}
+
+std::optional<SoftmaxConfig> shipped_softmax_config_for(const std::string& name, std::int64_t rows, std::int64_t cols,
+                                                        DType dtype) {
+  static std::mutex mutex;
+  static std::map<std::string, Table> parsed;
+  std::lock_guard lock(mutex);
+  auto it = parsed.find(name);
+  if (it == parsed.end()) {
+    std::istringstream text{std::string(detail::shipped_tuning_text(name))};
+    it = parsed.emplace(name, parse_table(text)).first;
+  }
+  auto c = it->second.find(band_key(rows, cols, dtype));
+  if (c == it->second.end()) return std::nullopt;
+  return c->second;
 }
 
 std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t cols, DType dtype, Backend backend) {

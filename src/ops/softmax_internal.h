@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "tilejit/ops/softmax.h"
@@ -23,6 +25,10 @@ int parallelism(Backend b, int cpu_threads);
 
 /// The built-in configuration for a problem (softmax_table.cpp).
 SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes, Backend backend, int parallel);
+
+/// The tuned table shipped for a device (the autotuner's file format), empty when there is none
+/// (softmax_device_tables.cpp, generated from src/ops/tuned/).
+std::string_view shipped_tuning_text(const std::string& device_name);
 
 /// Throws tilejit::Error when `c` cannot run a rows x cols problem (a bad strategy, a block that
 /// is not a power of two or too small for the row, bad warps...).

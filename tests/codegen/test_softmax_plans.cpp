@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 
 #include "tilejit/ops/softmax.h"
+#include "tilejit/ops/softmax_autotune.h"
 
 using namespace tilejit;
 
@@ -29,5 +31,36 @@ TEST_CASE("compile_softmax: every band's CUDA kernels compile without spilling")
         CHECK(k->metadata().spill_store_bytes == 0);
         CHECK(k->metadata().stack_frame_bytes == 0);
       }
+    }
+}
+
+TEST_CASE("the tuned table shipped for the H200 parses and every configuration compiles") {
+  using ops::SoftmaxStrategy;
+  // Entries of src/ops/tuned/NVIDIA_H200.txt, read back through the lookup softmax uses.
+  auto wide = ops::shipped_softmax_config_for("NVIDIA H200", 1, 16 << 20, DType::f32);
+  REQUIRE(wide);
+  CHECK(wide->strategy == SoftmaxStrategy::split_row);
+  auto mid = ops::shipped_softmax_config_for("NVIDIA H200", 4096, 4096, DType::f32);
+  REQUIRE(mid);
+  CHECK(mid->strategy == SoftmaxStrategy::row_in_registers);
+  CHECK(mid->block == 4096);
+  // One band serves every size in it; other devices and bands fall through to the hand table.
+  CHECK(ops::shipped_softmax_config_for("NVIDIA H200", 3000, 3000, DType::f32) == mid);
+  CHECK(!ops::shipped_softmax_config_for("NVIDIA H200", 100, 4096, DType::f32));
+  CHECK(!ops::shipped_softmax_config_for("Some Other GPU", 4096, 4096, DType::f32));
+
+  ops::SoftmaxOptions cuda;
+  cuda.backend = Backend::cuda;
+  for (auto [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{4096, 256}, {4096, 16384}, {16, 4 << 20}, {65536, 32}, {32768, 512}})
+    for (DType t : {DType::f32, DType::bf16}) {
+      CAPTURE(rows);
+      CAPTURE(cols);
+      auto c = ops::shipped_softmax_config_for("NVIDIA H200", rows, cols, t);
+      REQUIRE(c);
+      cuda.config = *c;
+      for (const CompiledKernel* k :
+           ops::compile_softmax(Pointer{0x10000, t}, Pointer{0x20000, t}, rows, cols, cols, cols, false, cuda))
+        CHECK(k->metadata().spill_store_bytes == 0);
     }
 }

@@ -58,7 +58,9 @@ struct SoftmaxOptions {
 };
 
 /// Where a plan's configuration came from.
-enum class ConfigSource { forced, autotune, table };
+/// forced: SoftmaxOptions::config; autotune: the user's tuning file; device_table: the tuned table
+/// shipped for this device; table: the built-in hand-derived table.
+enum class ConfigSource { forced, autotune, device_table, table };
 const char* config_source_name(ConfigSource s);
 
 struct SoftmaxPlan {

@@ -1,7 +1,8 @@
 // The softmax autotuner: times candidate configurations on the current device and keeps the
 // fastest per (element size, rows band, N band) in a plain-text file per device,
 // <cache dir>/autotune-<device name, spaces as '_'>.txt, which softmax consults before its
-// built-in table. With TILEJIT_AUTOTUNE=1, softmax tunes a band the first time it meets it.
+// tables: one shipped per device the autotuner has run on (shipped_softmax_config), then the
+// hand-derived one. With TILEJIT_AUTOTUNE=1, softmax tunes a band the first time it meets it.
 //
 // File format (versioned; a file that does not parse is ignored as a whole):
 //   tilejit-softmax-autotune v1
@@ -48,6 +49,14 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
 /// process and file name).
 std::optional<SoftmaxConfig> tuned_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
                                                   Backend backend = Backend::automatic);
+
+/// The configuration of the tuned table shipped with tilejit for this device's band, if any
+/// (tables the autotuner produced on devices it ran on: src/ops/tuned/).
+std::optional<SoftmaxConfig> shipped_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
+                                                    Backend backend = Backend::automatic);
+/// The same for a device named `device_name` (as the driver names it, e.g. "NVIDIA H200").
+std::optional<SoftmaxConfig> shipped_softmax_config_for(const std::string& device_name, std::int64_t rows,
+                                                        std::int64_t cols, DType dtype);
 
 /// The file the tuner uses for `backend`'s device: under TILEJIT_CACHE_DIR, else
 /// $XDG_CACHE_HOME/tilejit, else ~/.cache/tilejit.
