@@ -4,6 +4,7 @@
 #   latency    latency.md: bench-latency (compile and launch latency), Triton's measured the same way
 #   sweep      seed_sweep.md: the persistent seed kernel over num_warps x num_stages
 #   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
+#   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx (ptx/latency.md, seed_sweep_ptx.md)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ for bench in ${BENCHES:-softmax latency}; do
   echo "---- bench: $bench"
   case $bench in
     softmax)
-      PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" --out "$OUT" ${BENCH_ARGS:-} ;;
+      PYTHONUNBUFFERED=1 python3 -X faulthandler bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" --out "$OUT" ${BENCH_ARGS:-} ;;
     latency)
       "$BUILD/bench/bench-latency" --out "$OUT"
       # Triton beside it, in the same file (a failure here does not lose tilejit's numbers).
@@ -23,6 +24,10 @@ for bench in ${BENCHES:-softmax latency}; do
         timeout 120 python3 bench/latency_triton.py || echo "(Triton latency measurement failed: exit $?)"
       } | tee -a "$OUT/latency.md" ;;
     sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
+    sweep-ptx) TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_ptx.md" ;;
+    latency-ptx)
+      mkdir -p "$OUT/ptx"
+      TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-latency" --out "$OUT/ptx" ;;
     tune)
       rm -rf "$OUT/tune"
       TILEJIT_CACHE_DIR=$OUT/tune "$BUILD/bench/bench-tune-softmax" --out "$OUT/tune.md" ;;

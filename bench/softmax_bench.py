@@ -142,10 +142,11 @@ def main():
             line = " ".join(f"{k} n/a" if v is None else f"{k} {v * 1e3:8.1f}us {gbytes / (v / 1e3):6.0f}GB/s {c / v:4.2f}C"
                             for k, v in result.items())
             print(f"{rows[-1][0]:9s} {m:6d} x {n:8d}: {line}", flush=True)
+            write_report(rows, args.out, plot=False)  # after every row: a run cut short keeps its table
     write_report(rows, args.out)
 
 
-def write_report(rows, out_dir):
+def write_report(rows, out_dir, plot=True):
     os.makedirs(out_dir, exist_ok=True)
     try:
         commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], text=True).strip()
@@ -167,6 +168,8 @@ def write_report(rows, out_dir):
                     f"| {dtype} | {m} | {n} | {name} | {ms * 1e3:.1f} | {gbytes / (ms / 1e3):.0f} | {c / ms:.2f} |")
     with open(os.path.join(out_dir, "softmax.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    if not plot:
+        return
     try:
         import matplotlib
         matplotlib.use("Agg")

@@ -2,6 +2,7 @@
 // the disk cache holds.
 //   tilejit-inspect softmax --block 1024 --warps 4 --emit ptx
 //   tilejit-inspect softmax --block 1024 --backend cpu --emit asm
+//   tilejit-inspect softmax_persistent --codegen ptx --emit ptx   (PTX generator instead of CUDA C)
 //   tilejit-inspect --cache                      (entries of the disk cache)
 //   tilejit-inspect --cache-entry FILE --emit ptx|cuda|sass|meta
 // Works without a GPU (CUDA stages compile for TILEJIT_ARCH, else sm_90). Without --backend the
@@ -25,7 +26,7 @@ namespace {
 void usage() {
   fmt::print(
       "usage: tilejit-inspect <kernel> [--block N] [--warps W] [--dtype f32|f16|bf16] [--rows M] [--cols N]\n"
-      "                       [--backend cuda|cpu] [--arch sm_90]\n"
+      "                       [--backend cuda|cpu] [--arch sm_90] [--codegen ptx|cuda]\n"
       "                       [--emit ir|ir.lowered|cuda|ptx|sass|llvm|asm|meta]\n"
       "       tilejit-inspect --list\n"
       "       tilejit-inspect --cache\n"
@@ -38,6 +39,7 @@ void print_meta(const CompiledKernel& k) {
   fmt::print(
       "kernel        {}\nentry         {}\nspecialization {}\nbackend       {}\narch          {}\nnum_warps     {}\n",
       m.kernel_name, m.entry_name, m.key, backend_name(m.backend), m.arch, m.num_warps);
+  if (!m.codegen.empty()) fmt::print("codegen       {}\n", m.codegen);
   if (m.backend == Backend::cpu) {
     fmt::print("scratch       {} bytes per thread\n", m.cpu_scratch_bytes);
     fmt::print("time          trace+passes {:.2f} ms, codegen {:.2f} ms, LLVM {:.2f} ms\n", m.trace_ms, m.codegen_ms,
@@ -49,7 +51,10 @@ void print_meta(const CompiledKernel& k) {
              m.spill_store_bytes, m.spill_load_bytes, m.stack_frame_bytes);
   fmt::print("shared memory {} bytes (dynamic scratch)\n", m.dynamic_shared_bytes);
   fmt::print("time          trace+passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms\n", m.trace_ms, m.codegen_ms,
-             m.from_disk_cache ? "disk cache read" : "nvrtc", m.compile_ms);
+             m.from_disk_cache    ? "disk cache read"
+             : m.codegen == "ptx" ? "nvJitLink"
+                                  : "nvrtc",
+             m.compile_ms);
   fmt::print("compiled      {}\n", m.compile_reason);
   if (!m.disk_cache_path.empty()) fmt::print("disk entry    {}\n", m.disk_cache_path);
   if (!m.override_path.empty()) fmt::print("override      {}\n", m.override_path);
@@ -134,7 +139,8 @@ int main(int argc, char** argv) {
                             {"arch", ""},
                             {"emit", "cuda"},
                             {"stages", "1"},
-                            {"backend", ""}});
+                            {"backend", ""},
+                            {"codegen", ""}});
     DType dtype;
     if (!parse_dtype(args.str("dtype"), dtype)) throw Error(fmt::format("unknown dtype '{}'", args.str("dtype")));
     std::int64_t block = args.integer("block");
@@ -151,6 +157,10 @@ int main(int argc, char** argv) {
     else if (!backend.empty()) throw Error(fmt::format("unknown --backend '{}' (cuda or cpu)", backend));
     else if (emit == "cuda" || emit == "ptx" || emit == "cubin" || emit == "sass") options.backend = Backend::cuda;
     else if (emit == "llvm" || emit == "asm") options.backend = Backend::cpu;
+    const std::string& codegen = args.str("codegen");
+    if (codegen == "ptx") options.codegen = GpuCodegen::ptx;
+    else if (codegen == "cuda") options.codegen = GpuCodegen::cuda;
+    else if (!codegen.empty()) throw Error(fmt::format("unknown --codegen '{}' (ptx or cuda)", codegen));
     const CompiledKernel& k = example.kernel->compile(launch_args, options);
     if (emit == "meta") print_meta(k);
     else if (emit == "sass") fmt::print("{}", examples::disassemble(k.stage("cubin")));

@@ -58,6 +58,22 @@ enum class Backend {
 
 /// "automatic", "cuda" or "cpu".
 const char* backend_name(Backend b);
+
+/// How CUDA kernels are generated (the CPU backend ignores this).
+enum class GpuCodegen {
+  automatic,  ///< TILEJIT_CODEGEN (ptx|cuda) when set, else kDefaultGpuCodegen
+  ptx,        ///< PTX straight from the IR, assembled in process by nvJitLink (no NVRTC); kernels it
+              ///< cannot express fall back to cuda, saying why in KernelMetadata::compile_reason
+  cuda,       ///< CUDA C compiled by NVRTC
+};
+/// What GpuCodegen::automatic means without TILEJIT_CODEGEN. The PTX generator becomes the
+/// default once its kernels have been validated on GPUs.
+inline constexpr GpuCodegen kDefaultGpuCodegen = GpuCodegen::cuda;
+/// "automatic", "ptx" or "cuda".
+const char* codegen_name(GpuCodegen c);
+/// What GpuCodegen::automatic means now. Throws tilejit::Error when TILEJIT_CODEGEN has another
+/// value than ptx or cuda.
+GpuCodegen default_codegen();
 /// What Backend::automatic means now (without an explicit arch). Throws tilejit::Error when
 /// TILEJIT_BACKEND has another value than cuda or cpu.
 Backend default_backend();
@@ -101,6 +117,7 @@ struct CompileOptions {
   /// Setting it asks for the CUDA backend when `backend` is automatic.
   std::string arch;
   Backend backend = Backend::automatic;
+  GpuCodegen codegen = GpuCodegen::automatic;  ///< CUDA: PTX generator or CUDA C + NVRTC
 };
 
 /// How a kernel is launched: its compile options plus the stream (CUDA) or the number of
@@ -113,6 +130,7 @@ struct LaunchOptions {
   Backend backend = Backend::automatic;
   /// CPU backend: at most this many threads (0: TILEJIT_CPU_THREADS when set, else every core).
   int cpu_threads = 0;
+  GpuCodegen codegen = GpuCodegen::automatic;
 };
 
 /// What the compiler knows about a compiled kernel, available without a GPU.
@@ -122,6 +140,8 @@ struct KernelMetadata {
   std::string key;                  ///< the specialization, as the cache sees it
   Backend backend = Backend::cuda;  ///< cuda or cpu, never automatic
   std::string arch;                 ///< CUDA: "sm_90"; CPU: the host target and LLVM version
+  /// CUDA: the generator that produced the binary, "ptx" (nvJitLink) or "cuda" (NVRTC); empty for CPU.
+  std::string codegen;
   int num_warps = 4;
   int num_stages = 1;
   int dynamic_shared_bytes = 0;        ///< scratch for reductions / layout conversions
@@ -130,11 +150,12 @@ struct KernelMetadata {
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int stack_frame_bytes = 0;
-  double trace_ms = 0, codegen_ms = 0, compile_ms = 0;  ///< compile_ms: NVRTC/LLVM, or reading the disk entry
+  /// compile_ms: NVRTC, nvJitLink or LLVM, or reading the disk entry.
+  double trace_ms = 0, codegen_ms = 0, compile_ms = 0;
   /// Why this specialization was compiled: which key component differs from the nearest one
   /// cached (also printed on stderr with TILEJIT_DEBUG=1), and what the disk cache did.
   std::string compile_reason;
-  bool from_disk_cache = false;  ///< the binary was read from the disk cache (NVRTC skipped)
+  bool from_disk_cache = false;  ///< the binary was read from the disk cache (NVRTC / nvJitLink skipped)
   std::string disk_cache_path;   ///< the disk-cache entry read or written; empty when none
   std::string override_path;     ///< a TILEJIT_OVERRIDE_DIR file used instead of the CUDA C or PTX
 };
@@ -159,9 +180,9 @@ class CompiledKernel {
 
   const KernelMetadata& metadata() const;
   /// A stage by its name: "ir" (as traced), "ir.lowered" (after passes), then for CUDA
-  /// "cuda", "ptx", "cubin" (binary) and for the CPU "llvm" (LLVM IR after optimization) and
-  /// "asm" (native assembly, generated on first request). Throws tilejit::Error for an unknown
-  /// or unavailable stage.
+  /// "cuda" (only when the CUDA C generator built the kernel), "ptx", "cubin" (binary) and for
+  /// the CPU "llvm" (LLVM IR after optimization) and "asm" (native assembly, generated on first
+  /// request). Throws tilejit::Error for an unknown or unavailable stage.
   const std::string& stage(std::string_view name) const;
   std::vector<std::string> stage_names() const;
   /// Writes a stage to `dir`/<entry_name>.<stage> (directories created) and returns the

@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "codegen/cuda/codegen.h"
+#include "codegen/ptx/codegen.h"
 #include "dsl/trace.h"
 #include "ir/printer.h"
 #include "jit/cpu_backend.h"
@@ -18,6 +20,7 @@
 #include "passes/passes.h"
 #include "runtime/device.h"
 #include "runtime/nvrtc_compiler.h"
+#include "runtime/ptx_assembler.h"
 #include "tilejit/error.h"
 
 namespace tilejit::jit {
@@ -66,7 +69,8 @@ struct Override {
   std::string path, text;
 };
 
-// TILEJIT_OVERRIDE_DIR/<entry>.cuda replaces the generated CUDA C, <entry>.ptx NVRTC's PTX.
+// TILEJIT_OVERRIDE_DIR/<entry>.cuda replaces the generated CUDA C, <entry>.ptx the PTX (NVRTC's or
+// the PTX generator's).
 Override find_override(const std::string& entry) {
   const char* dir = std::getenv("TILEJIT_OVERRIDE_DIR");
   if (!dir || !*dir) return {};
@@ -94,11 +98,31 @@ int int_field(const EntryFields& f, const char* name) {
   return ec == std::errc() && ptr == v.data() + v.size() ? out : -1;
 }
 
+// What turns a kernel's generated source into a cubin: NVRTC for CUDA C, nvJitLink for PTX.
+struct Toolchain {
+  std::string source_stage;  // the stage holding the source: "cuda" or "ptx"
+  const char* tool;          // for messages
+  const char* name;          // key components: <name>=<version>, <name>_options=<options>
+  std::string version;
+  std::vector<std::string> options;
+};
+
+Toolchain nvrtc_toolchain(const std::string& arch) {
+  static const std::string version = rt::nvrtc_version();
+  return {"cuda", "NVRTC", "nvrtc", version, rt::nvrtc_options(arch)};
+}
+
+Toolchain nvjitlink_toolchain(const std::string& arch) {
+  static const std::string version = rt::nvjitlink_version();
+  return {"ptx", "nvJitLink", "nvjitlink", version, rt::ptx_assembler_options(arch)};
+}
+
 // Whether a decoded entry is exactly this kernel: same full key, same source, usable binary.
 // (The checksum already caught corruption; this catches hash collisions and stale layouts.)
-std::string entry_mismatch(const EntryFields& e, const std::string& components, const CompiledKernel::Impl& k) {
+std::string entry_mismatch(const EntryFields& e, const std::string& components, const CompiledKernel::Impl& k,
+                           const Toolchain& tc) {
   if (field(e, "components") != components) return "its key differs";
-  if (field(e, "cuda") != k.stages.at("cuda")) return "its source differs";
+  if (field(e, tc.source_stage.c_str()) != k.stages.at(tc.source_stage)) return "its source differs";
   if (field(e, "entry") != k.metadata.entry_name) return "its entry name differs";
   if (field(e, "ptx").empty()) return "it has no PTX";
   if (rt::is_sm_arch(k.metadata.arch) && field(e, "cubin").empty()) return "it has no cubin";
@@ -109,19 +133,30 @@ std::string entry_mismatch(const EntryFields& e, const std::string& components, 
 }
 
 // The parts of the disk key beyond the specialization: everything else that changes the binary.
-void add_toolchain_components(KeyComponents& parts, const std::string& source, const std::vector<std::string>& options,
+void add_toolchain_components(KeyComponents& parts, const std::string& source, const Toolchain& tc,
                               const Override& ov) {
-  static const std::string nvrtc = rt::nvrtc_version();
   std::string joined;
-  for (const auto& o : options) joined += (joined.empty() ? "" : " ") + o;
+  for (const auto& o : tc.options) joined += (joined.empty() ? "" : " ") + o;
   parts.emplace_back("tilejit", TILEJIT_VERSION);
-  parts.emplace_back("nvrtc", nvrtc);
+  parts.emplace_back(tc.name, tc.version);
   parts.emplace_back("llvm", llvm_version_name());
-  parts.emplace_back("nvrtc_options", joined);
+  parts.emplace_back(std::string(tc.name) + "_options", joined);
   parts.emplace_back("source", hash128_hex(source));
   parts.emplace_back("override", ov.kind == Override::cuda ? hash128_hex(ov.text) : "none");
   const char* arch_env = std::getenv("TILEJIT_ARCH");
   parts.emplace_back("TILEJIT_ARCH", arch_env ? arch_env : "");
+}
+
+// The PTX generator's output, or nullopt with *why naming what it could not express.
+std::optional<codegen::ptx::PtxKernelSource> generate_ptx_or_explain(const ir::Function& f, const std::string& entry,
+                                                                     int num_warps, const std::string& arch,
+                                                                     std::string& why) {
+  try {
+    return codegen::ptx::generate_ptx(f, {entry, num_warps, arch, true});
+  } catch (const codegen::ptx::Unsupported& e) {
+    why = e.what();
+    return std::nullopt;
+  }
 }
 
 std::string file_stem(const std::string& kernel, const std::string& hex) {
@@ -130,13 +165,13 @@ std::string file_stem(const std::string& kernel, const std::string& hex) {
   return name + "-" + hex;
 }
 
-// Disk hit: NVRTC is skipped. Disk miss (or an entry that fails validation): NVRTC, then the
-// entry is (re)written. Either way metadata says what happened and why.
-void compile_cuda_cached(CompiledKernel::Impl& k, const Override& ov, const std::vector<KeyComponents>& previous) {
+// Disk hit: the toolchain is skipped. Disk miss (or an entry that fails validation): NVRTC or
+// nvJitLink, then the entry is (re)written. Either way metadata says what happened and why.
+void compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::vector<KeyComponents>& previous,
+                        const Toolchain& tc) {
   auto& md = k.metadata;
-  const std::string& source = k.stages.at("cuda");
-  auto options = rt::nvrtc_options(md.arch);
-  add_toolchain_components(k.components, source, options, ov);
+  const std::string& source = k.stages.at(tc.source_stage);
+  add_toolchain_components(k.components, source, tc, ov);
   const std::string components = encode_components(k.components);
   Hasher128 h;
   h.add(components);
@@ -153,7 +188,7 @@ void compile_cuda_cached(CompiledKernel::Impl& k, const Override& ov, const std:
     auto t0 = std::chrono::steady_clock::now();
     std::string why;
     auto entry = cache.load(path, &why);
-    if (entry) why = entry_mismatch(*entry, components, k);
+    if (entry) why = entry_mismatch(*entry, components, k, tc);
     if (entry && why.empty()) {
       k.stages["ptx"] = field(*entry, "ptx");
       std::string cubin = field(*entry, "cubin");
@@ -166,7 +201,8 @@ void compile_cuda_cached(CompiledKernel::Impl& k, const Override& ov, const std:
       md.compile_ms = ms_since(t0);
       md.from_disk_cache = true;
       md.disk_cache_path = path;
-      md.compile_reason = explain_miss(md.kernel_name, k.components, previous) + "; NVRTC skipped: disk cache hit";
+      md.compile_reason =
+          fmt::format("{}; {} skipped: disk cache hit", explain_miss(md.kernel_name, k.components, previous), tc.tool);
       return;
     }
     disk_note = why == "no entry" ? "disk cache miss (no entry)" : "disk entry ignored and rebuilt (" + why + ")";
@@ -179,15 +215,24 @@ void compile_cuda_cached(CompiledKernel::Impl& k, const Override& ov, const std:
       if (p != path)
         if (auto e = cache.load(p, nullptr, false); e) candidates.push_back(decode_components(field(*e, "components")));
 
-  auto out = rt::nvrtc_compile(source, md.kernel_name + ".cu", md.arch);
-  k.stages["ptx"] = out.ptx;
-  k.cubin = out.cubin;
-  if (!out.cubin.empty()) k.stages["cubin"] = std::string(out.cubin.begin(), out.cubin.end());
-  md.compile_ms = out.compile_ms;
-  md.registers = out.ptxas.registers;
-  md.spill_store_bytes = out.ptxas.spill_store_bytes;
-  md.spill_load_bytes = out.ptxas.spill_load_bytes;
-  md.stack_frame_bytes = out.ptxas.stack_frame_bytes;
+  rt::PtxasInfo ptxas;
+  if (tc.source_stage == "cuda") {
+    auto out = rt::nvrtc_compile(source, md.kernel_name + ".cu", md.arch);
+    k.stages["ptx"] = out.ptx;
+    k.cubin = out.cubin;
+    md.compile_ms = out.compile_ms;
+    ptxas = out.ptxas;
+  } else {
+    auto out = rt::assemble_ptx(source, md.kernel_name + ".ptx", md.arch);
+    k.cubin = out.cubin;
+    md.compile_ms = out.assemble_ms;
+    ptxas = out.ptxas;
+  }
+  if (!k.cubin.empty()) k.stages["cubin"] = std::string(k.cubin.begin(), k.cubin.end());
+  md.registers = ptxas.registers;
+  md.spill_store_bytes = ptxas.spill_store_bytes;
+  md.spill_load_bytes = ptxas.spill_load_bytes;
+  md.stack_frame_bytes = ptxas.stack_frame_bytes;
 
   if (cache.enabled()) {
     EntryFields e{{"components", components},
@@ -195,14 +240,14 @@ void compile_cuda_cached(CompiledKernel::Impl& k, const Override& ov, const std:
                   {"kernel", md.kernel_name},
                   {"entry", md.entry_name},
                   {"arch", md.arch},
-                  {"cuda", source},
-                  {"ptx", out.ptx},
+                  {"ptx", k.stages["ptx"]},
                   {"cubin", k.stages.count("cubin") ? k.stages["cubin"] : std::string()},
                   {"registers", std::to_string(md.registers)},
                   {"spill_stores", std::to_string(md.spill_store_bytes)},
                   {"spill_loads", std::to_string(md.spill_load_bytes)},
                   {"stack_frame", std::to_string(md.stack_frame_bytes)},
                   {"dynamic_shared", std::to_string(md.dynamic_shared_bytes)}};
+    if (tc.source_stage == "cuda") e.emplace("cuda", source);
     std::string why;
     if (cache.store(path, e, &why)) md.disk_cache_path = path;
     else disk_note += "; not written: " + why;
@@ -228,7 +273,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   md.num_stages = req.num_stages;
   k->signature = *req.signature;
   k->params = req.params;
-  k->components = spec_components(req.params, req.num_warps, req.num_stages, req.arch, req.backend);
+  k->components = spec_components(req.params, req.num_warps, req.num_stages, req.arch, req.backend, req.codegen);
 
   auto t0 = std::chrono::steady_clock::now();
   std::vector<tl::detail::TraceParam> trace_params;
@@ -253,18 +298,34 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
     return k;
   }
   t0 = std::chrono::steady_clock::now();
-  auto cuda = codegen::cuda::generate_cuda(f, {md.entry_name, req.num_warps, true});
-  k->stages["cuda"] = cuda.source;
-  md.dynamic_shared_bytes = cuda.dynamic_shared_bytes;
-  md.codegen_ms = ms_since(t0);
-
   Override ov = find_override(md.entry_name);
+  // The PTX generator when asked for; the CUDA C one when it cannot express the kernel, or
+  // when an override supplies CUDA C.
+  std::string fallback;
+  if (req.codegen == GpuCodegen::ptx) {
+    if (ov.kind == Override::cuda) fallback = "CUDA C override " + ov.path;
+    else if (auto ptx = generate_ptx_or_explain(f, md.entry_name, req.num_warps, md.arch, fallback)) {
+      k->stages["ptx"] = ptx->ptx;
+      md.dynamic_shared_bytes = ptx->dynamic_shared_bytes;
+      md.codegen = "ptx";
+    }
+  }
+  if (md.codegen.empty()) {
+    auto cuda = codegen::cuda::generate_cuda(f, {md.entry_name, req.num_warps, true});
+    k->stages["cuda"] = cuda.source;
+    md.dynamic_shared_bytes = cuda.dynamic_shared_bytes;
+    md.codegen = "cuda";
+  }
+  md.codegen_ms = ms_since(t0);
+  std::string fallback_note = fallback.empty() ? "" : "; CUDA C + NVRTC instead of the PTX generator: " + fallback;
+
   if (ov.kind == Override::ptx) {
-    // The driver JIT-compiles the PTX at load; NVRTC and the disk cache are not involved.
+    // The driver JIT-compiles the PTX at load; NVRTC, nvJitLink and the disk cache are not involved.
     md.override_path = ov.path;
     k->stages["ptx"] = ov.text;
     k->load_ptx = true;
-    md.compile_reason = explain_miss(md.kernel_name, k->components, req.previous) + "; PTX from " + ov.path;
+    md.compile_reason =
+        explain_miss(md.kernel_name, k->components, req.previous) + "; PTX from " + ov.path + fallback_note;
     report_compile(md);
     dump_stages_from_env(*k);
     return k;
@@ -273,7 +334,9 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
     md.override_path = ov.path;
     k->stages["cuda"] = ov.text;
   }
-  compile_cuda_cached(*k, ov, req.previous);
+  compile_gpu_cached(*k, ov, req.previous,
+                     md.codegen == "ptx" ? nvjitlink_toolchain(md.arch) : nvrtc_toolchain(md.arch));
+  md.compile_reason += fallback_note;
   report_compile(md);
   dump_stages_from_env(*k);
   return k;

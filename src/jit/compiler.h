@@ -1,5 +1,5 @@
-// The compile pipeline for one specialization: trace, passes, then CUDA C + NVRTC, or LLVM IR +
-// ORC for the CPU.
+// The compile pipeline for one specialization: trace, passes, then CUDA C + NVRTC or PTX +
+// nvJitLink for the GPU, or LLVM IR + ORC for the CPU.
 #pragma once
 
 #include <functional>
@@ -16,9 +16,10 @@ struct CompileRequest {
   std::string key;
   int num_warps = 4;
   int num_stages = 1;
-  std::string arch;                     // CUDA arch, or the CPU target (cpu_target())
-  Backend backend = Backend::cuda;      // cuda or cpu
-  std::vector<KeyComponents> previous;  // keys this kernel compiled before, for the miss reason
+  std::string arch;                       // CUDA arch, or the CPU target (cpu_target())
+  Backend backend = Backend::cuda;        // cuda or cpu
+  GpuCodegen codegen = GpuCodegen::cuda;  // CUDA: ptx or cuda (never automatic); CPU: automatic
+  std::vector<KeyComponents> previous;    // keys this kernel compiled before, for the miss reason
 };
 
 /// Traces and generates code; for CUDA then reads the disk cache or runs NVRTC (and writes the

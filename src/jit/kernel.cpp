@@ -36,7 +36,32 @@ Backend default_backend() {
   return has_gpu() ? Backend::cuda : Backend::cpu;
 }
 
+const char* codegen_name(GpuCodegen c) {
+  switch (c) {
+    case GpuCodegen::automatic: return "automatic";
+    case GpuCodegen::ptx: return "ptx";
+    case GpuCodegen::cuda: return "cuda";
+  }
+  return "?";
+}
+
+GpuCodegen default_codegen() {
+  if (const char* env = std::getenv("TILEJIT_CODEGEN"); env && *env) {
+    std::string_view v = env;  // read on every launch: no allocation
+    if (v == "ptx") return GpuCodegen::ptx;
+    if (v == "cuda") return GpuCodegen::cuda;
+    throw Error(fmt::format("TILEJIT_CODEGEN must be 'ptx' (PTX + nvJitLink) or 'cuda' (CUDA C + NVRTC), got '{}'", v));
+  }
+  return kDefaultGpuCodegen;
+}
+
 namespace {
+
+// The CPU backend has one code generator: its kernels' keys do not depend on the GPU choice.
+GpuCodegen resolve(GpuCodegen requested, Backend backend) {
+  if (backend == Backend::cpu) return GpuCodegen::automatic;
+  return requested == GpuCodegen::automatic ? default_codegen() : requested;
+}
 
 // An explicit CUDA arch asks for CUDA: compiling for sm_90 on a machine without a GPU is how
 // PTX is produced and inspected there.
@@ -61,12 +86,13 @@ struct KernelBase::Impl {
     std::vector<jit::ArgFacts> facts;
     int num_warps, num_stages;
     Backend backend;
+    GpuCodegen codegen;
     std::string arch;
     const CompiledKernel* kernel;
 
-    bool matches(std::uint64_t h, const jit::ArgFacts* f, std::size_t n, int warps, int stages, Backend b,
+    bool matches(std::uint64_t h, const jit::ArgFacts* f, std::size_t n, int warps, int stages, Backend b, GpuCodegen c,
                  std::string_view a) const {
-      return h == hash && warps == num_warps && stages == num_stages && b == backend && a == arch &&
+      return h == hash && warps == num_warps && stages == num_stages && b == backend && c == codegen && a == arch &&
              n == facts.size() && std::equal(facts.begin(), facts.end(), f);
     }
   };
@@ -116,13 +142,15 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
   jit::ArgFacts* facts = heap_facts.empty() ? inline_facts : heap_facts.data();
   jit::bind_facts(signature, args, facts, loc);
   Backend backend = resolve(options.backend, options.arch);
+  GpuCodegen codegen = resolve(options.codegen, backend);
   std::string arch = backend == Backend::cpu ? jit::cpu_target()
                      : options.arch.empty()  ? rt::target_arch()
                                              : options.arch;
   const std::size_t n = args.size();
-  const std::uint64_t h = jit::hash_facts(facts, n, options.num_warps, options.num_stages, backend, arch);
+  const std::uint64_t h = jit::hash_facts(facts, n, options.num_warps, options.num_stages, backend, arch) ^
+                          (static_cast<std::uint64_t>(codegen) * 0x9e3779b97f4a7c15ull);
   auto hit = [&](const FastEntry* e) {
-    return e && e->matches(h, facts, n, options.num_warps, options.num_stages, backend, arch);
+    return e && e->matches(h, facts, n, options.num_warps, options.num_stages, backend, codegen, arch);
   };
   if (const FastEntry* e = last.load(std::memory_order_acquire); hit(e)) return *e->kernel;
 
@@ -136,7 +164,8 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
 
   // Not compiled yet (or compiling in another thread): the full key decides.
   auto params = jit::bind_arguments(signature, args, loc);
-  std::string key = jit::specialization_key(signature, params, options.num_warps, options.num_stages, arch, backend);
+  std::string key =
+      jit::specialization_key(signature, params, options.num_warps, options.num_stages, arch, backend, codegen);
   lock.lock();
   const CompiledKernel* found = nullptr;
   for (;;) {
@@ -155,8 +184,8 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
 
     std::unique_ptr<CompiledKernel::Impl> built;
     try {
-      jit::CompileRequest req{
-          &signature, params, &invoke, key, options.num_warps, options.num_stages, arch, backend, std::move(previous)};
+      jit::CompileRequest req{&signature,         params, &invoke, key,     options.num_warps,
+                              options.num_stages, arch,   backend, codegen, std::move(previous)};
       built = jit::compile_specialization(req);
     } catch (...) {
       lock.lock();
@@ -177,7 +206,7 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
   for (auto [it, end] = fast.equal_range(h); it != end; ++it)
     if (hit(&it->second)) return *found;
   auto it = fast.emplace(h, FastEntry{h, std::vector<jit::ArgFacts>(facts, facts + n), options.num_warps,
-                                      options.num_stages, backend, arch, found});
+                                      options.num_stages, backend, codegen, arch, found});
   last.store(&it->second, std::memory_order_release);
   return *found;
 }
@@ -193,6 +222,7 @@ void KernelBase::launch(Grid grid, std::span<const Arg> args, const LaunchOption
   co.num_warps = options.num_warps;
   co.num_stages = options.num_stages;
   co.backend = options.backend;
+  co.codegen = options.codegen;
   // The arch string is copied only when one is given (an empty one costs nothing).
   if (!options.arch.empty()) co.arch = options.arch;
   const CompiledKernel& c = impl_->lookup(args, co, loc);

@@ -92,7 +92,7 @@ std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<con
 }
 
 KeyComponents spec_components(const std::vector<BoundParam>& params, int num_warps, int num_stages,
-                              const std::string& arch, Backend backend) {
+                              const std::string& arch, Backend backend, GpuCodegen codegen) {
   KeyComponents parts;
   for (const auto& p : params) {
     switch (p.kind) {
@@ -110,22 +110,24 @@ KeyComponents spec_components(const std::vector<BoundParam>& params, int num_war
   parts.emplace_back("num_warps", std::to_string(num_warps));
   parts.emplace_back("num_stages", std::to_string(num_stages));
   parts.emplace_back("arch", arch);
+  if (backend == Backend::cuda) parts.emplace_back("codegen", codegen_name(codegen));
   parts.emplace_back("backend", backend_name(backend));
   return parts;
 }
 
 std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params, int num_warps,
-                               int num_stages, const std::string& arch, Backend backend) {
+                               int num_stages, const std::string& arch, Backend backend, GpuCodegen codegen) {
   std::string args;
-  auto parts = spec_components(params, num_warps, num_stages, arch, backend);
+  auto parts = spec_components(params, num_warps, num_stages, arch, backend, codegen);
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (i) args += ',';
     args += parts[i].first;
     args += params[i].kind == detail::ParamKind::constexpr_int ? '=' : ':';
     args += parts[i].second;
   }
-  return fmt::format("{}({}) warps={} stages={} arch={} backend={}", sig.kernel_name, args, num_warps, num_stages, arch,
-                     backend_name(backend));
+  std::string gen = backend == Backend::cuda ? fmt::format(" codegen={}", codegen_name(codegen)) : "";
+  return fmt::format("{}({}) warps={} stages={} arch={}{} backend={}", sig.kernel_name, args, num_warps, num_stages,
+                     arch, gen, backend_name(backend));
 }
 
 std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, int num_stages, Backend backend,

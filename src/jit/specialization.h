@@ -59,15 +59,16 @@ void bind_facts(const KernelSignature& sig, std::span<const Arg> args, ArgFacts*
 std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<const Arg> args,
                                        const std::source_location& loc);
 
-/// The specialization's parts: each parameter, then num_warps, num_stages, arch and backend.
+/// The specialization's parts: each parameter, then num_warps, num_stages, arch, the code
+/// generator (CUDA only: `codegen` is ptx or cuda there) and backend.
 KeyComponents spec_components(const std::vector<BoundParam>& params, int num_warps, int num_stages,
-                              const std::string& arch, Backend backend);
+                              const std::string& arch, Backend backend, GpuCodegen codegen);
 
 /// The cache key: kernel name, parameter specializations, options and target, e.g.
-/// "scale(x:*f32@16,out:*f32@16,n:i32%1,BLOCK=256) warps=4 stages=1 arch=sm_90 backend=cuda".
+/// "scale(x:*f32@16,out:*f32@16,n:i32%1,BLOCK=256) warps=4 stages=1 arch=sm_90 codegen=cuda backend=cuda".
 /// The same in every process (no addresses), so it also names disk-cache entries.
 std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params, int num_warps,
-                               int num_stages, const std::string& arch, Backend backend);
+                               int num_stages, const std::string& arch, Backend backend, GpuCodegen codegen);
 
 /// A 64-bit hash of a launch's facts and resolved options, for the memory cache's fast lookup.
 std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, int num_stages, Backend backend,

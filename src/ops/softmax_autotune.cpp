@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -59,24 +60,50 @@ std::string cache_dir() {
   return {};
 }
 
+// Whitespace-separated words of a line.
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+template <class T>
+bool number(std::string_view w, T& out) {
+  auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
+  return ec == std::errc() && ptr == w.data() + w.size();
+}
+
 // The whole table, or nothing when it does not parse: a half-understood file could pin a band
-// to a wrong configuration, and tuning again is always safe.
-Table parse_table(std::istream& f) {
-  std::string line;
-  if (!f || !std::getline(f, line) || line != kHeader) return {};
+// to a wrong configuration, and tuning again is always safe. (Parsed by hand, not with
+// iostreams: their locale machinery has crashed inside Python processes that load torch.)
+Table parse_table(std::string_view text) {
   Table t;
-  while (std::getline(f, line)) {
+  bool header = true;
+  while (!text.empty()) {
+    std::size_t eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
+    if (header) {
+      if (line != kHeader) return {};
+      header = false;
+      continue;
+    }
     if (line.empty() || line[0] == '#') continue;
-    std::istringstream in(line);
+    auto w = words(line);
     int bytes, rows_band, n_band;
-    std::string colon, strategy;
     SoftmaxConfig c;
-    if (!(in >> bytes >> rows_band >> n_band >> colon >> strategy >> c.block >> c.num_warps >> c.num_stages >>
-          c.rows_per_program >> c.splits) ||
-        colon != ":" || !parse_strategy(strategy, c.strategy) || c.strategy == SoftmaxStrategy::automatic)
+    if (w.size() != 10 || !number(w[0], bytes) || !number(w[1], rows_band) || !number(w[2], n_band) || w[3] != ":" ||
+        !parse_strategy(w[4], c.strategy) || c.strategy == SoftmaxStrategy::automatic || !number(w[5], c.block) ||
+        !number(w[6], c.num_warps) || !number(w[7], c.num_stages) || !number(w[8], c.rows_per_program) ||
+        !number(w[9], c.splits) || n_band < 0)
       return {};
-    std::string rest;
-    if (in >> rest) return {};
     // Band n holds sizes up to 2^n: the band's widest row must fit the configuration.
     if (!detail::config_fits(c, 1, std::int64_t{1} << std::min(n_band, 30))) return {};
     t[{bytes, rows_band, n_band}] = c;
@@ -85,8 +112,10 @@ Table parse_table(std::istream& f) {
 }
 
 Table read_table(const std::string& path) {
-  std::ifstream f(path);
-  return parse_table(f);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return {};
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return parse_table(text);
 }
 
 void write_table(const std::string& path, const Table& t, const std::string& device) {
@@ -184,8 +213,7 @@ std::optional<SoftmaxConfig> shipped_softmax_config_for(const std::string& name,
   std::lock_guard lock(mutex);
   auto it = parsed.find(name);
   if (it == parsed.end()) {
-    std::istringstream text{std::string(detail::shipped_tuning_text(name))};
-    it = parsed.emplace(name, parse_table(text)).first;
+    it = parsed.emplace(name, parse_table(detail::shipped_tuning_text(name))).first;
   }
   auto c = it->second.find(band_key(rows, cols, dtype));
   if (c == it->second.end()) return std::nullopt;

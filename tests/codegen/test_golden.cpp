@@ -1,5 +1,6 @@
 // Golden files: the lowered IR ("ir.lowered") and the CUDA C ("cuda") of the example kernels
-// must match tests/golden/<name>.ir and <name>.cu. Changing the output on purpose:
+// must match tests/golden/<name>.ir and <name>.cu, and the PTX generator's output for two of
+// them tests/golden/<name>.ptx. Changing the output on purpose:
 //   TILEJIT_UPDATE_GOLDENS=1 ctest --test-dir build -R test_golden
 // then review the diff of tests/golden like any other change.
 #include <doctest/doctest.h>
@@ -27,12 +28,14 @@ namespace {
 Pointer fake(DType t, int i) { return Pointer{0x100000u * static_cast<std::uint64_t>(i + 1), t}; }
 
 // Text that changes from run to run or machine to machine is replaced by placeholders: the
-// directory in #line directives, and the entry name's key hash (the key holds the kernel
-// function's address).
+// directory in #line and .file directives, and the entry name's key hash (the key holds the
+// kernel function's address).
 std::string normalize(const std::string& text) {
   static const std::regex line_path(R"re(#line (\d+) "(?:[^"]*/)?([^"/]+)")re");
+  static const std::regex file_path(R"re(\.file (\d+) "(?:[^"]*/)?([^"/]+)")re");
   static const std::regex entry_hash(R"(_[0-9a-f]{16}\b)");
   std::string out = std::regex_replace(text, line_path, "#line $1 \"$2\"");
+  out = std::regex_replace(out, file_path, ".file $1 \"$2\"");
   return std::regex_replace(out, entry_hash, "_<hash>");
 }
 
@@ -98,6 +101,8 @@ void check_kernel(const std::string& name, const CompiledKernel& k) {
 }
 
 const CompileOptions kOptions{.num_warps = 4, .num_stages = 1, .arch = "sm_90"};
+const CompileOptions kPtxOptions{
+    .num_warps = 4, .num_stages = 1, .arch = "sm_90", .backend = Backend::cuda, .codegen = GpuCodegen::ptx};
 
 }  // namespace
 
@@ -106,6 +111,7 @@ TEST_CASE("normalization removes paths and hashes only") {
   CHECK(normalize("#line 3 \"vector_add.h\"") == "#line 3 \"vector_add.h\"");
   CHECK(normalize("void softmax_simple_0123456789abcdef(float* v0)") == "void softmax_simple_<hash>(float* v0)");
   CHECK(normalize("v16_acc_6[r] = 0x7f800000;") == "v16_acc_6[r] = 0x7f800000;");
+  CHECK(normalize("\t.file 1 \"/a/b/softmax_seed.h\"\n") == "\t.file 1 \"softmax_seed.h\"\n");
 }
 
 TEST_CASE("golden: softmax_simple (BLOCK 1024, 4 warps, f32)") {
@@ -138,4 +144,20 @@ TEST_CASE("golden: softmax_online (BLOCK 1024, f16)") {
   const auto& k =
       examples::softmax_online().compile({fake(DType::f16, 0), fake(DType::f16, 1), 5000, 5000, 5000, 1024}, kOptions);
   check_kernel("softmax_online", k);
+}
+
+TEST_CASE("golden PTX: softmax_persistent (BLOCK 1024, 4 warps, f32, num_stages 2, PTX generator)") {
+  CompileOptions options = kPtxOptions;
+  options.num_stages = 2;
+  const auto& k = examples::softmax_persistent().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), 1024, 1024, 64, 1000, 1024, 2}, options);
+  REQUIRE(k.metadata().codegen == "ptx");
+  check_golden("softmax_persistent.ptx", k.stage("ptx"));
+}
+
+TEST_CASE("golden PTX: vector_add (BLOCK 1024, 4 warps, f32, PTX generator)") {
+  const auto& k = examples::vector_add().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 4096, 1024}, kPtxOptions);
+  REQUIRE(k.metadata().codegen == "ptx");
+  check_golden("vector_add.ptx", k.stage("ptx"));
 }

@@ -3,7 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #include "example_kernels.h"
 #include "kernel_test.h"
@@ -28,6 +30,15 @@ TEST_CASE("the widest seed kernels use no local memory on the device") {
     CHECK(persistent_grid(k, 1u << 20) >= static_cast<std::uint64_t>(device_properties().sm_count));
     CHECK(persistent_grid(k, 3) == 3);
   }
+}
+
+// ctest runs this binary a second time with TILEJIT_CODEGEN=ptx (test_kernels_gpu_ptx): every
+// numeric test above and below then runs code from the PTX generator.
+TEST_CASE("TILEJIT_CODEGEN=ptx builds the kernels with the PTX generator") {
+  const char* env = std::getenv("TILEJIT_CODEGEN");
+  Buffer a = buffer(DType::f32, 16);
+  const auto& k = examples::softmax_persistent().compile({a, a, 16, 16, 1, 16, 16, 2}, compile_options());
+  CHECK(k.metadata().codegen == (env && std::string(env) == "ptx" ? "ptx" : codegen_name(kDefaultGpuCodegen)));
 }
 
 TEST_CASE("a bad launch raises CudaError naming the driver call") {

@@ -8,6 +8,7 @@
 
 #include "codegen/cuda/cuda_types.h"
 #include "codegen/cuda/emitter.h"
+#include "codegen/cuda/vector_access.h"
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::cuda {
@@ -63,22 +64,7 @@ std::string word_list(int first, int count) {
 }  // namespace
 
 int Emitter::vector_width(ir::ValueId ptr, ir::ValueId mask, const Layout& l) const {
-  const int fast = l.rank() - 1;
-  const auto elem = static_cast<std::int64_t>(dtype_size(type(ptr).elem));
-  // Leading register bits that step 1, 2, 4... along the fastest dimension.
-  std::int64_t width = 1;
-  for (std::size_t i = 0; i < l.reg.size(); ++i) {
-    Coord want{0, 0};
-    want[static_cast<std::size_t>(fast)] = std::int64_t{1} << i;
-    if (l.reg[i] != want) break;
-    width <<= 1;
-  }
-  const auto& p = axes_.of(ptr);
-  width = std::min<std::int64_t>({width, p.contiguity[fast], p.divisibility[fast] / elem, 16 / elem});
-  if (mask != ir::kNoValue) width = std::min(width, axes_.of(mask).constancy[fast]);
-  int w = 1;
-  while (w * 2 <= width) w *= 2;
-  return packing(static_cast<int>(elem), w).words == 0 ? 1 : w;
+  return cuda::vector_width(f_, axes_, ptr, mask, l);
 }
 
 void Emitter::load_op(const ir::Op& op, const Layout& l, const std::string& name) {

@@ -1,0 +1,296 @@
+// One element of an elementwise op. f16 and bf16 are computed in f32 and each result rounded
+// back (as in the CUDA C generator); integers follow C (division truncates, % takes the
+// dividend's sign); float comparisons are ordered except !=, which is true for NaN.
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "codegen/ptx/emitter.h"
+#include "codegen/ptx/math.h"
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::ptx {
+namespace {
+
+// PTX type suffix of arithmetic in a compute type.
+const char* arith_type(DType t) {
+  switch (t) {
+    case DType::i32: return "s32";
+    case DType::i64: return "s64";
+    case DType::f64: return "f64";
+    default: return "f32";  // f16, bf16, f32
+  }
+}
+
+bool is_float_compute(DType t) { return t == DType::f16 || t == DType::bf16 || t == DType::f32 || t == DType::f64; }
+
+DType compute_dtype(DType t) { return t == DType::f16 || t == DType::bf16 ? DType::f32 : t; }
+
+std::string f32_bits(float v) { return fmt::format("0f{:08X}", std::bit_cast<std::uint32_t>(v)); }
+std::string f64_bits(double v) { return fmt::format("0d{:016X}", std::bit_cast<std::uint64_t>(v)); }
+
+std::string int_immediate(std::int64_t v) {
+  // The most negative values as bit patterns (PTX integer literals are parsed unsigned first).
+  if (v == INT64_MIN) return "0x8000000000000000";
+  if (v == INT32_MIN) return "0x80000000";
+  return std::to_string(v);
+}
+
+[[noreturn]] void unsupported(ir::OpKind k, DType t) {
+  throw Unsupported(fmt::format("PTX generation: '{}' on {}", ir::op_name(k), dtype_name(t)));
+}
+
+}  // namespace
+
+std::string Emitter::move(RegClass c, const std::string& src) {
+  std::string d = code_.reg(c);
+  code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), d, src));
+  return d;
+}
+
+std::string Emitter::zero(RegClass c) {
+  switch (c) {
+    case RegClass::pred: return code_.imm(c, "0");
+    case RegClass::f32: return code_.imm(c, "0f00000000");
+    case RegClass::f64: return code_.imm(c, "0d0000000000000000");
+    default: return code_.imm(c, "0");
+  }
+}
+
+std::string Emitter::to_compute(DType t, const std::string& r) {
+  if (t == DType::f16) {
+    std::string d = code_.reg(RegClass::f32);
+    code_.ins(fmt::format("cvt.f32.f16 {}, {}", d, r));
+    return d;
+  }
+  if (t == DType::bf16) {
+    // bf16 is the upper half of an f32: pair it with a zero lower half.
+    std::string low = hoisted("zero16", [&] { return code_.imm(RegClass::b16, "0"); });
+    std::string d = code_.reg(RegClass::f32);
+    code_.ins(fmt::format("mov.b32 {}, {{{}, {}}}", d, low, r));
+    return d;
+  }
+  return r;
+}
+
+std::string Emitter::from_compute(DType t, const std::string& r) {
+  if (t != DType::f16 && t != DType::bf16) return r;
+  std::string d = code_.reg(RegClass::b16);
+  code_.ins(fmt::format("cvt.rn.{}.f32 {}, {}", t == DType::f16 ? "f16" : "bf16", d, r));
+  return d;
+}
+
+std::string Emitter::constant(DType t, const ir::OpAttrs& a) {
+  switch (t) {
+    case DType::i1: return code_.imm(RegClass::pred, a.int_value ? "1" : "0");
+    case DType::i32: return code_.imm(RegClass::b32, int_immediate(static_cast<std::int32_t>(a.int_value)));
+    case DType::i64: return code_.imm(RegClass::b64, int_immediate(a.int_value));
+    case DType::f64: return code_.imm(RegClass::f64, f64_bits(a.float_value));
+    case DType::f32: return code_.imm(RegClass::f32, f32_bits(static_cast<float>(a.float_value)));
+    case DType::f16:
+    case DType::bf16:
+      // Rounded from f32 like the CUDA C generator's literals.
+      return from_compute(t, code_.imm(RegClass::f32, f32_bits(static_cast<float>(a.float_value))));
+  }
+  return {};
+}
+
+std::string Emitter::convert(DType from, DType to, const std::string& r) {
+  if (from == to) return r;
+  if (to == DType::i1) {
+    std::string x = to_compute(from, r), p = code_.reg(RegClass::pred);
+    DType c = compute_dtype(from);
+    std::string z = c == DType::f64 ? "0d0000000000000000" : c == DType::f32 ? "0f00000000" : "0";
+    // C's x != 0: true for NaN.
+    code_.ins(fmt::format("setp.{}.{} {}, {}, {}", is_float_compute(c) ? "neu" : "ne", arith_type(c), p, x, z));
+    return p;
+  }
+  DType ct = compute_dtype(to);
+  RegClass cc = compute_class(to);
+  if (from == DType::i1) {
+    std::string one = ct == DType::f32 ? "0f3F800000" : ct == DType::f64 ? "0d3FF0000000000000" : "1";
+    std::string zero = ct == DType::f32 ? "0f00000000" : ct == DType::f64 ? "0d0000000000000000" : "0";
+    std::string d = code_.reg(cc);
+    code_.ins(fmt::format("selp.{} {}, {}, {}, {}", mov_type(cc), d, one, zero, r));
+    return from_compute(to, d);
+  }
+  DType cf = compute_dtype(from);
+  std::string x = to_compute(from, r);
+  if (cf == ct) return from_compute(to, x);
+  std::string d = code_.reg(cc);
+  bool fi = is_float_compute(cf), ti = is_float_compute(ct);
+  std::string rounding = !fi && ti ? ".rn" : fi && !ti ? ".rzi" : (cf == DType::f64 && ct == DType::f32) ? ".rn" : "";
+  if (!fi && !ti) {
+    // Widening sign-extends; narrowing keeps the low bits.
+    code_.ins(ct == DType::i64 ? fmt::format("cvt.s64.s32 {}, {}", d, x) : fmt::format("cvt.u32.u64 {}, {}", d, x));
+  } else {
+    code_.ins(fmt::format("cvt{}.{}.{} {}, {}", rounding, arith_type(ct), arith_type(cf), d, x));
+  }
+  return from_compute(to, d);
+}
+
+std::string Emitter::binary(ir::OpKind k, DType t, const std::string& a0, const std::string& b0) {
+  if (t == DType::i1) {
+    const char* op = k == ir::OpKind::bit_and   ? "and"
+                     : k == ir::OpKind::bit_or  ? "or"
+                     : k == ir::OpKind::bit_xor ? "xor"
+                                                : nullptr;
+    if (!op) unsupported(k, t);
+    std::string d = code_.reg(RegClass::pred);
+    code_.ins(fmt::format("{}.pred {}, {}, {}", op, d, a0, b0));
+    return d;
+  }
+  DType c = compute_dtype(t);
+  bool fp = is_float_compute(c);
+  const char* ty = arith_type(c);
+  const char* bits = c == DType::i64 ? "b64" : "b32";
+  std::string a = to_compute(t, a0), b = to_compute(t, b0);
+  std::string d = code_.reg(compute_class(t));
+  switch (k) {
+    case ir::OpKind::add: code_.ins(fmt::format("add.{} {}, {}, {}", ty, d, a, b)); break;
+    case ir::OpKind::sub: code_.ins(fmt::format("sub.{} {}, {}, {}", ty, d, a, b)); break;
+    case ir::OpKind::mul: code_.ins(fmt::format("mul{}.{} {}, {}, {}", fp ? "" : ".lo", ty, d, a, b)); break;
+    case ir::OpKind::div: code_.ins(fmt::format("div{}.{} {}, {}, {}", fp ? ".rn" : "", ty, d, a, b)); break;
+    case ir::OpKind::rem:
+      if (fp) unsupported(k, t);  // fmod: a long software sequence, left to NVRTC
+      code_.ins(fmt::format("rem.{} {}, {}, {}", ty, d, a, b));
+      break;
+    case ir::OpKind::maximum:
+    case ir::OpKind::minimum: {
+      bool mx = k == ir::OpKind::maximum;
+      if (c == DType::f32) {
+        code_.ins(fmt::format("{}.NaN.f32 {}, {}, {}", mx ? "max" : "min", d, a, b));
+      } else if (c == DType::f64) {
+        // (a != a || a > b) ? a : b, as the CUDA C generator's tj_max / tj_min.
+        std::string nan = code_.reg(RegClass::pred), ord = code_.reg(RegClass::pred), pick = code_.reg(RegClass::pred);
+        code_.ins(fmt::format("setp.nan.f64 {}, {}, {}", nan, a, a));
+        code_.ins(fmt::format("setp.{}.f64 {}, {}, {}", mx ? "gt" : "lt", ord, a, b));
+        code_.ins(fmt::format("or.pred {}, {}, {}", pick, nan, ord));
+        code_.ins(fmt::format("selp.f64 {}, {}, {}, {}", d, a, b, pick));
+      } else {
+        code_.ins(fmt::format("{}.{} {}, {}, {}", mx ? "max" : "min", ty, d, a, b));
+      }
+      break;
+    }
+    case ir::OpKind::bit_and:
+    case ir::OpKind::bit_or:
+    case ir::OpKind::bit_xor: {
+      if (fp) unsupported(k, t);
+      const char* op = k == ir::OpKind::bit_and ? "and" : k == ir::OpKind::bit_or ? "or" : "xor";
+      code_.ins(fmt::format("{}.{} {}, {}, {}", op, bits, d, a, b));
+      break;
+    }
+    default: unsupported(k, t);
+  }
+  return from_compute(t, d);
+}
+
+std::string Emitter::compare(ir::OpKind k, DType t, const std::string& a0, const std::string& b0) {
+  std::string a = a0, b = b0;
+  DType c = compute_dtype(t);
+  if (t == DType::i1) {  // compared as the integers 0 and 1
+    a = convert(DType::i1, DType::i32, a0);
+    b = convert(DType::i1, DType::i32, b0);
+    c = DType::i32;
+  } else {
+    a = to_compute(t, a0);
+    b = to_compute(t, b0);
+  }
+  bool fp = is_float_compute(c);
+  const char* cmp = "";
+  switch (k) {
+    case ir::OpKind::cmp_lt: cmp = "lt"; break;
+    case ir::OpKind::cmp_le: cmp = "le"; break;
+    case ir::OpKind::cmp_gt: cmp = "gt"; break;
+    case ir::OpKind::cmp_ge: cmp = "ge"; break;
+    case ir::OpKind::cmp_eq: cmp = "eq"; break;
+    case ir::OpKind::cmp_ne: cmp = fp ? "neu" : "ne"; break;
+    default: unsupported(k, t);
+  }
+  std::string p = code_.reg(RegClass::pred);
+  code_.ins(fmt::format("setp.{}.{} {}, {}, {}", cmp, arith_type(c), p, a, b));
+  return p;
+}
+
+std::string Emitter::unary(ir::OpKind k, DType t, const std::string& a0) {
+  if (t == DType::i1) {
+    if (k != ir::OpKind::bit_not) unsupported(k, t);
+    std::string d = code_.reg(RegClass::pred);
+    code_.ins(fmt::format("not.pred {}, {}", d, a0));
+    return d;
+  }
+  DType c = compute_dtype(t);
+  bool fp = is_float_compute(c);
+  std::string a = to_compute(t, a0);
+  auto simple = [&](const std::string& op) {
+    std::string d = code_.reg(compute_class(t));
+    code_.ins(fmt::format("{} {}, {}", op, d, a));
+    return from_compute(t, d);
+  };
+  switch (k) {
+    case ir::OpKind::neg: return simple(fmt::format("neg.{}", arith_type(c)));
+    case ir::OpKind::abs: return simple(fmt::format("abs.{}", arith_type(c)));
+    case ir::OpKind::bit_not:
+      if (fp) unsupported(k, t);
+      return simple(c == DType::i64 ? "not.b64" : "not.b32");
+    case ir::OpKind::sqrt:
+      if (c == DType::f64) return simple("sqrt.rn.f64");
+      break;
+    default: break;
+  }
+  if (c != DType::f32) unsupported(k, t);  // f64 exp, log, rsqrt... (and math on integers)
+  switch (k) {
+    case ir::OpKind::exp: return from_compute(t, exp_f32(code_, a));
+    case ir::OpKind::exp2: return from_compute(t, exp2_f32(code_, a));
+    case ir::OpKind::log: return from_compute(t, log_f32(code_, a));
+    case ir::OpKind::log2: return from_compute(t, log2_f32(code_, a));
+    case ir::OpKind::sqrt: return from_compute(t, sqrt_f32(code_, a));
+    case ir::OpKind::rsqrt: return from_compute(t, rsqrt_f32(code_, a));
+    default: unsupported(k, t);
+  }
+}
+
+std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string>& args) {
+  ir::ValueId res = op.results.at(0);
+  const ir::Type& rt = type(res);
+  DType in = op.operands.empty() ? rt.elem : type(op.operands[0]).elem;
+  switch (ir::op_category(op.kind)) {
+    case ir::OpCategory::Binary:
+      if (type(op.operands[0]).is_ptr) unsupported(op.kind, in);
+      return binary(op.kind, in, args.at(0), args.at(1));
+    case ir::OpCategory::Compare:
+      if (type(op.operands[0]).is_ptr) unsupported(op.kind, in);
+      return compare(op.kind, in, args.at(0), args.at(1));
+    case ir::OpCategory::Unary: return unary(op.kind, in, args.at(0));
+    default: break;
+  }
+  switch (op.kind) {
+    case ir::OpKind::cast: return convert(in, rt.elem, args.at(0));
+    case ir::OpKind::select: {
+      RegClass c = reg_class(rt);
+      std::string d = code_.reg(c);
+      if (c == RegClass::pred) {
+        code_.ins(fmt::format("@{} mov.pred {}, {}", args.at(0), d, args.at(1)));
+        code_.ins(fmt::format("@!{} mov.pred {}, {}", args.at(0), d, args.at(2)));
+      } else {
+        code_.ins(fmt::format("selp.{} {}, {}, {}, {}", mov_type(c), d, args.at(1), args.at(2), args.at(0)));
+      }
+      return d;
+    }
+    case ir::OpKind::addptr: {
+      // C pointer arithmetic: the offset (sign-extended) times the element size, in 64 bits.
+      auto size = static_cast<std::int64_t>(dtype_size(type(op.operands[0]).elem));
+      std::string bytes = code_.reg(RegClass::b64), d = code_.reg(RegClass::b64);
+      if (type(op.operands[1]).elem == DType::i64)
+        code_.ins(fmt::format("mul.lo.s64 {}, {}, {}", bytes, args.at(1), size));
+      else code_.ins(fmt::format("mul.wide.s32 {}, {}, {}", bytes, args.at(1), size));
+      code_.ins(fmt::format("add.s64 {}, {}, {}", d, args.at(0), bytes));
+      return d;
+    }
+    default: throw InternalError(fmt::format("ptx codegen: '{}' is not elementwise", ir::op_name(op.kind)));
+  }
+}
+
+}  // namespace tilejit::codegen::ptx

@@ -1,0 +1,120 @@
+// The PTX emitter's state and helpers. A block value in a layout is the list of registers
+// holding a thread's elements (register r of the layout is element r of the list): loops over
+// a thread's elements are unrolled here, so every register is named and nothing can spill to
+// local memory through an indexed array. Scalars are single registers.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/cuda/layout_assignment.h"
+#include "codegen/ptx/code.h"
+#include "codegen/ptx/codegen.h"
+#include "passes/axis_info.h"
+
+namespace tilejit::codegen::ptx {
+
+using cuda::Layout;
+using Regs = std::vector<std::string>;
+
+class Emitter {
+ public:
+  Emitter(const ir::Function& f, const PtxCodegenOptions& options);
+  PtxKernelSource run();
+
+ private:
+  // ---- values ----
+  const ir::Type& type(ir::ValueId v) const { return f_.type(v); }
+  /// The register holding scalar `v`.
+  const std::string& scalar(ir::ValueId v) const;
+  /// Registers holding block value `v` in layout `l`, emitting a rematerialization or a
+  /// shared-memory conversion when needed.
+  Regs block(ir::ValueId v, const Layout& l);
+  Layout natural_layout(ir::ValueId v) const;
+  void remember(ir::ValueId v, const Layout& l, const Regs& regs);
+  const Regs* recall(ir::ValueId v, const Layout& l) const;
+
+  // ---- thread coordinates (thread_layout.cpp) ----
+  /// %tid.x & 31 and %tid.x >> 5.
+  const std::string& lane();
+  const std::string& warp();
+  /// The part of coordinate `dim` that comes from the lane and warp bits (a prologue value),
+  /// or "" when it is always 0.
+  std::string thread_coord(const Layout& l, int dim);
+  /// The part that comes from register index `r` (a constant).
+  static std::int64_t reg_coord(const Layout& l, int dim, int r);
+  /// Row-major linear index of the element: thread part (prologue value or "") and register part.
+  std::string thread_linear(const Layout& l);
+  static std::int64_t reg_linear(const Layout& l, int r);
+  /// A prologue value named by `key`, computed once by `make` (which emits into the prologue).
+  template <class F>
+  std::string hoisted(const std::string& key, F make);
+  /// True when bits of lane/warp id that are replicas in `l` are all zero (prologue value), or
+  /// "" when `l` has no replicated lanes or warps.
+  std::string owner_predicate(const Layout& l);
+  /// Address of the dynamic shared memory (a 32-bit shared-window address).
+  const std::string& shared_base();
+  void need_shared(int bytes) { shared_bytes_ = std::max(shared_bytes_, bytes); }
+  Regs convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
+
+  // ---- ops ----
+  void region(const ir::Region& r);
+  void op(const ir::Op& op);
+  void scalar_op(const ir::Op& op);
+  /// Op's block result in layout `l`.
+  Regs block_op(const ir::Op& op, const Layout& l);
+  Regs load_op(const ir::Op& op, const Layout& l);
+  std::string scalar_load(const ir::Op& op);
+  /// x / s with s a splat scalar: rcp.rn once, a multiply per element (see the CUDA emitter's
+  /// uniform_float_division). Returns false when the op is not of that form.
+  bool uniform_float_division(const ir::Op& op, const Layout& l, Regs& out);
+  void store_op(const ir::Op& op);
+  void reduce_op(const ir::Op& op);
+  void loop_op(const ir::Op& op);
+
+  // ---- elements (elementwise.cpp) ----
+  /// Instructions for one element of an elementwise op; args and result in storage types.
+  std::string elementwise(const ir::Op& op, const std::vector<std::string>& args);
+  std::string to_compute(DType t, const std::string& r);
+  std::string from_compute(DType t, const std::string& r);
+  std::string convert(DType from, DType to, const std::string& r);
+  std::string binary(ir::OpKind k, DType t, const std::string& a, const std::string& b);
+  std::string compare(ir::OpKind k, DType t, const std::string& a, const std::string& b);
+  std::string unary(ir::OpKind k, DType t, const std::string& a);
+  std::string constant(DType t, const ir::OpAttrs& a);
+  std::string move(RegClass c, const std::string& src);
+  /// A register of class `c` holding zero.
+  std::string zero(RegClass c);
+
+  const ir::Function& f_;
+  PtxCodegenOptions options_;
+  cuda::LayoutPlan plan_;
+  passes::AxisInfo axes_;
+  Code code_;
+  std::unordered_map<ir::ValueId, const ir::Op*> def_;
+  std::unordered_map<ir::ValueId, std::string> scalars_;
+  // Registers already holding a value in a layout, per open scope (inner scopes see outer ones).
+  std::vector<std::map<std::pair<ir::ValueId, std::string>, Regs>> scopes_;
+  std::map<std::string, std::string> hoisted_;
+  int shared_bytes_ = 0;
+};
+
+/// Register class of an element (pointers: b64; i1: pred; f16/bf16: b16).
+RegClass reg_class(const ir::Type& t);
+RegClass reg_class(DType t);
+/// Class of the type f16/bf16 are computed in (f32); others their own.
+RegClass compute_class(DType t);
+
+template <class F>
+std::string Emitter::hoisted(const std::string& key, F make) {
+  auto it = hoisted_.find(key);
+  if (it != hoisted_.end()) return it->second;
+  Code::Prologue in_prologue(code_);
+  std::string r = make();
+  hoisted_[key] = r;
+  return r;
+}
+
+}  // namespace tilejit::codegen::ptx

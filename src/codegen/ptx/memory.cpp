@@ -1,0 +1,175 @@
+// Global loads and stores. Where the axis analysis proves a thread's contiguous elements are
+// contiguous and aligned in memory and share one mask value, they move as one vector access
+// of up to 16 bytes (cuda::vector_width decides, as for the CUDA C generator). Masked
+// accesses are predicated instructions: a masked-off load leaves `other` in its registers.
+#include <fmt/format.h>
+
+#include "codegen/cuda/vector_access.h"
+#include "codegen/ptx/emitter.h"
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::ptx {
+namespace {
+
+// "{a, b, c, d}", or "a" for one word.
+std::string word_list(const std::vector<std::string>& words) {
+  return words.size() == 1 ? words[0] : fmt::format("{{{}}}", fmt::join(words, ", "));
+}
+
+std::string vector_suffix(std::size_t words) { return words == 1 ? "" : fmt::format(".v{}", words); }
+
+const char* access_type(int elem_bytes) { return elem_bytes == 8 ? "b64" : elem_bytes == 4 ? "b32" : "b16"; }
+
+std::string guard(const std::string& pred) { return pred.empty() ? "" : "@" + pred + " "; }
+
+}  // namespace
+
+std::string Emitter::scalar_load(const ir::Op& op) {
+  ir::ValueId res = op.results[0];
+  const ir::Type& t = type(res);
+  const std::string& ptr = scalar(op.operands[0]);
+  std::string pred = op.attrs.has_mask ? scalar(op.operands[1]) : "";
+  if (t.is_bool()) {
+    std::string byte =
+        op.attrs.has_other ? convert(DType::i1, DType::i32, scalar(op.operands[2])) : zero(RegClass::b32);
+    byte = move(RegClass::b32, byte);
+    code_.ins(fmt::format("{}ld.global.u8 {}, [{}]", guard(pred), byte, ptr));
+    return convert(DType::i32, DType::i1, byte);
+  }
+  RegClass c = reg_class(t);
+  std::string d = op.attrs.has_mask ? move(c, op.attrs.has_other ? scalar(op.operands[2]) : zero(c)) : code_.reg(c);
+  code_.ins(
+      fmt::format("{}ld.global.{} {}, [{}]", guard(pred), access_type(static_cast<int>(dtype_size(t.elem))), d, ptr));
+  return d;
+}
+
+Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
+  ir::ValueId res = op.results[0];
+  const ir::Type& t = type(res);
+  ir::ValueId mask_v = op.attrs.has_mask ? op.operands[1] : ir::kNoValue;
+  Regs ptr = block(op.operands[0], l);
+  Regs mask = op.attrs.has_mask ? block(mask_v, l) : Regs();
+  Regs other = op.attrs.has_other ? block(op.operands[2], l) : Regs();
+  const int n = l.num_regs();
+  const int elem = static_cast<int>(dtype_size(t.elem));
+  RegClass c = reg_class(t);
+  Regs out(static_cast<std::size_t>(n));
+  if (t.is_bool()) {  // bytes, one at a time
+    for (int r = 0; r < n; ++r) {
+      auto i = static_cast<std::size_t>(r);
+      std::string byte =
+          move(RegClass::b32, op.attrs.has_other ? convert(DType::i1, DType::i32, other[i]) : zero(RegClass::b32));
+      code_.ins(fmt::format("{}ld.global.u8 {}, [{}]", guard(mask.empty() ? "" : mask[i]), byte, ptr[i]));
+      out[i] = convert(DType::i32, DType::i1, byte);
+    }
+    return out;
+  }
+  const int width = cuda::vector_width(f_, axes_, op.operands[0], mask_v, l);
+  for (int r = 0; r < n; r += width) {
+    auto first = static_cast<std::size_t>(r);
+    std::string pred = mask.empty() ? "" : mask[first];
+    std::vector<std::string> words;
+    if (elem == 2 && width >= 2) {
+      // Two 16-bit elements per 32-bit word, the lower address in the low half.
+      for (int w = 0; w < width / 2; ++w) {
+        auto e = first + static_cast<std::size_t>(2 * w);
+        std::string word = code_.reg(RegClass::b32);
+        if (!other.empty()) code_.ins(fmt::format("mov.b32 {}, {{{}, {}}}", word, other[e], other[e + 1]));
+        else if (!pred.empty()) code_.ins(fmt::format("mov.b32 {}, 0", word));
+        words.push_back(word);
+      }
+      code_.ins(fmt::format("{}ld.global{}.b32 {}, [{}]", guard(pred), vector_suffix(words.size()), word_list(words),
+                            ptr[first]));
+      for (int w = 0; w < width / 2; ++w) {
+        auto e = first + static_cast<std::size_t>(2 * w);
+        out[e] = code_.reg(RegClass::b16);
+        out[e + 1] = code_.reg(RegClass::b16);
+        code_.ins(fmt::format("mov.b32 {{{}, {}}}, {}", out[e], out[e + 1], words[static_cast<std::size_t>(w)]));
+      }
+      continue;
+    }
+    // One register per element: the load writes the result registers directly.
+    for (int k = 0; k < width; ++k) {
+      auto e = first + static_cast<std::size_t>(k);
+      if (!other.empty()) out[e] = move(c, other[e]);
+      else if (!pred.empty()) out[e] = zero(c);
+      else out[e] = code_.reg(c);
+      words.push_back(out[e]);
+    }
+    code_.ins(fmt::format("{}ld.global{}.{} {}, [{}]", guard(pred), vector_suffix(words.size()), access_type(elem),
+                          word_list(words), ptr[first]));
+  }
+  return out;
+}
+
+// Replicated threads and registers hold copies of the same element; only the first copy
+// stores it.
+void Emitter::store_op(const ir::Op& op) {
+  ir::ValueId ptr_v = op.operands[0], value_v = op.operands[1];
+  const ir::Type& t = type(value_v);
+  const int elem = t.is_ptr ? 8 : static_cast<int>(dtype_size(t.elem));
+  auto store_bytes = [&](const std::string& pred, const std::string& address, const std::string& value) {
+    std::string byte = convert(DType::i1, DType::i32, value);
+    code_.ins(fmt::format("{}st.global.u8 [{}], {}", guard(pred), address, byte));
+  };
+  if (type(ptr_v).is_scalar()) {
+    std::string first_thread = hoisted("thread0", [&] {
+      std::string p = code_.reg(RegClass::pred);
+      lane();
+      code_.ins(fmt::format("setp.eq.u32 {}, {}, 0", p, hoisted_.at("tid")));
+      return p;
+    });
+    std::string pred = first_thread;
+    if (op.attrs.has_mask) {
+      pred = code_.reg(RegClass::pred);
+      code_.ins(fmt::format("and.pred {}, {}, {}", pred, first_thread, scalar(op.operands[2])));
+    }
+    if (t.is_bool()) return store_bytes(pred, scalar(ptr_v), scalar(value_v));
+    code_.ins(fmt::format("@{} st.global.{} [{}], {}", pred, access_type(elem), scalar(ptr_v), scalar(value_v)));
+    return;
+  }
+  Layout l = plan_.is_free(value_v) ? plan_.default_layout(t.shape) : plan_.fixed.at(value_v);
+  ir::ValueId mask_v = op.attrs.has_mask ? op.operands[2] : ir::kNoValue;
+  Regs value = block(value_v, l), ptr = block(ptr_v, l);
+  Regs mask = op.attrs.has_mask ? block(mask_v, l) : Regs();
+  std::string owner = owner_predicate(l);
+  const std::uint32_t replica_regs = cuda::replica_mask(l.reg);
+  auto predicate = [&](std::size_t e) {
+    if (mask.empty()) return owner;
+    if (owner.empty()) return mask[e];
+    std::string p = code_.reg(RegClass::pred);
+    code_.ins(fmt::format("and.pred {}, {}, {}", p, owner, mask[e]));
+    return p;
+  };
+  if (t.is_bool()) {
+    for (int r = 0; r < l.num_regs(); ++r)
+      if ((static_cast<std::uint32_t>(r) & replica_regs) == 0) {
+        auto e = static_cast<std::size_t>(r);
+        store_bytes(predicate(e), ptr[e], value[e]);
+      }
+    return;
+  }
+  // Replica register bits inside a vector group would make its elements copies, not
+  // neighbours; vector_width only counts distinct contiguous bits, so groups hold no replicas.
+  const int width = cuda::vector_width(f_, axes_, ptr_v, mask_v, l);
+  for (int r = 0; r < l.num_regs(); r += width) {
+    if ((static_cast<std::uint32_t>(r) & replica_regs) != 0) continue;
+    auto first = static_cast<std::size_t>(r);
+    std::vector<std::string> words;
+    if (elem == 2 && width >= 2) {
+      for (int w = 0; w < width / 2; ++w) {
+        auto e = first + static_cast<std::size_t>(2 * w);
+        std::string word = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("mov.b32 {}, {{{}, {}}}", word, value[e], value[e + 1]));
+        words.push_back(word);
+      }
+    } else {
+      for (int k = 0; k < width; ++k) words.push_back(value[first + static_cast<std::size_t>(k)]);
+    }
+    const char* ty = elem == 2 && width >= 2 ? "b32" : access_type(elem);
+    code_.ins(fmt::format("{}st.global{}.{} [{}], {}", guard(predicate(first)), vector_suffix(words.size()), ty,
+                          ptr[first], word_list(words)));
+  }
+}
+
+}  // namespace tilejit::codegen::ptx

@@ -1,0 +1,143 @@
+// Reductions along one axis: within each thread's registers, then across lanes with butterfly
+// shuffles (every lane ends with the result), then across warps through one shared-memory
+// round trip when the axis spans warps. The result keeps the parent's layout minus the axis,
+// so broadcasting it back is free.
+#include <fmt/format.h>
+
+#include "codegen/ptx/emitter.h"
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::ptx {
+namespace {
+
+ir::OpKind combine_op(ir::ReduceKind k) {
+  switch (k) {
+    case ir::ReduceKind::sum: return ir::OpKind::add;
+    case ir::ReduceKind::max: return ir::OpKind::maximum;
+    case ir::ReduceKind::min: return ir::OpKind::minimum;
+  }
+  return ir::OpKind::add;
+}
+
+}  // namespace
+
+void Emitter::reduce_op(const ir::Op& op) {
+  ir::ValueId src = op.operands[0], res = op.results[0];
+  const DType t = type(src).elem;
+  if (t == DType::i1) throw Unsupported("PTX generation: a reduction of i1 values");
+  // Accumulate in the compute type (f32 for f16 / bf16), as the CUDA C generator does.
+  const DType acc_t = t == DType::f16 || t == DType::bf16 ? DType::f32 : t;
+  const RegClass acc_c = reg_class(acc_t);
+  const int bytes = static_cast<int>(dtype_size(acc_t));
+  const int axis = op.attrs.axis;
+  const ir::OpKind combine = combine_op(op.attrs.reduce);
+  Layout parent = natural_layout(src);
+  Regs in = block(src, parent);
+  const int n = parent.num_regs();
+  const auto reg_axis = static_cast<int>(cuda::axis_mask(parent.reg, axis));
+  const std::uint32_t lane_axis = cuda::axis_mask(parent.lane, axis);
+  const std::uint32_t warp_axis = cuda::axis_mask(parent.warp, axis);
+  // Registers whose index has no bits along the axis own one partial result each.
+  auto owners = [&] {
+    std::vector<int> out;
+    for (int r = 0; r < n; ++r)
+      if ((r & reg_axis) == 0) out.push_back(r);
+    return out;
+  }();
+
+  Regs acc(static_cast<std::size_t>(n));
+  for (int r : owners) {
+    std::string a = to_compute(t, in[static_cast<std::size_t>(r)]);
+    for (int k = 1; k < n; ++k)
+      if ((k & ~reg_axis) == 0) a = binary(combine, acc_t, a, to_compute(t, in[static_cast<std::size_t>(r | k)]));
+    acc[static_cast<std::size_t>(r)] = a;
+  }
+  for (int bit = 0; bit < 5; ++bit) {
+    if (!(lane_axis & (1u << bit))) continue;
+    for (int r : owners) {
+      auto i = static_cast<std::size_t>(r);
+      std::string other = code_.reg(acc_c);
+      if (bytes == 4) {
+        code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", other, acc[i], 1 << bit));
+      } else {  // 64-bit values move as two halves
+        std::string lo = code_.reg(RegClass::b32), hi = code_.reg(RegClass::b32);
+        std::string lo2 = code_.reg(RegClass::b32), hi2 = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("mov.b64 {{{}, {}}}, {}", lo, hi, acc[i]));
+        code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", lo2, lo, 1 << bit));
+        code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", hi2, hi, 1 << bit));
+        code_.ins(fmt::format("mov.b64 {}, {{{}, {}}}", other, lo2, hi2));
+      }
+      acc[i] = binary(combine, acc_t, acc[i], other);
+    }
+  }
+  if (warp_axis) {
+    Layout result = cuda::slice_layout(parent, axis);
+    const int slots = 1 << __builtin_popcount(warp_axis);
+    const std::int64_t n_out = type(res).numel();
+    need_shared(static_cast<int>(slots * n_out * bytes));
+    // Each warp writes its partials to its slot (its warp-id bits along the axis, packed);
+    // then every thread combines the slots of the elements it holds.
+    std::string lin = thread_linear(result);
+    std::string write_base = hoisted(fmt::format("red{}:{}:{}", bytes, warp_axis, cuda::to_string(result)), [&] {
+      std::string slot;
+      int packed = 0;
+      for (std::size_t bit = 0; bit < parent.warp.size(); ++bit) {
+        if (!(warp_axis & (1u << bit))) continue;
+        std::string b = code_.reg(RegClass::b32), moved = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("and.b32 {}, {}, {}", b, warp(), 1u << bit));
+        int shift = packed++ - static_cast<int>(bit);
+        if (shift >= 0) code_.ins(fmt::format("shl.b32 {}, {}, {}", moved, b, shift));
+        else code_.ins(fmt::format("shr.u32 {}, {}, {}", moved, b, -shift));
+        if (slot.empty()) {
+          slot = moved;
+        } else {
+          std::string s = code_.reg(RegClass::b32);
+          code_.ins(fmt::format("or.b32 {}, {}, {}", s, slot, moved));
+          slot = s;
+        }
+      }
+      std::string index = slot;
+      if (!lin.empty()) {
+        index = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", index, slot, n_out, lin));
+      } else if (n_out != 1) {
+        index = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("mul.lo.s32 {}, {}, {}", index, slot, n_out));
+      }
+      std::string a = code_.reg(RegClass::b32);
+      code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", a, index, bytes, shared_base()));
+      return a;
+    });
+    std::string read_base =
+        lin.empty() ? shared_base() : hoisted(fmt::format("smem{}:{}", bytes, cuda::to_string(result)), [&] {
+          std::string a = code_.reg(RegClass::b32);
+          code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", a, lin, bytes, shared_base()));
+          return a;
+        });
+    const char* st = bytes == 8 ? "b64" : "b32";
+    for (int r : owners)
+      code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, write_base, reg_linear(result, r) * bytes,
+                            acc[static_cast<std::size_t>(r)]));
+    code_.ins("bar.sync 0");
+    for (int r : owners) {
+      std::string a;
+      for (int s = 0; s < slots; ++s) {
+        std::string v = code_.reg(acc_c);
+        code_.ins(
+            fmt::format("ld.shared.{} {}, [{}+{}]", st, v, read_base, (s * n_out + reg_linear(result, r)) * bytes));
+        a = s == 0 ? v : binary(combine, acc_t, a, v);
+      }
+      acc[static_cast<std::size_t>(r)] = a;
+    }
+    code_.ins("bar.sync 0");
+  }
+  if (type(res).is_scalar()) {
+    scalars_[res] = from_compute(t, acc[0]);
+    return;
+  }
+  Regs out;
+  for (int r = 0; r < n; ++r) out.push_back(from_compute(t, acc[static_cast<std::size_t>(r & ~reg_axis)]));
+  remember(res, plan_.fixed.at(res), out);
+}
+
+}  // namespace tilejit::codegen::ptx

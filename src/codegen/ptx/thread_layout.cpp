@@ -1,0 +1,160 @@
+// Where a thread's elements are: the compile-time part of each coordinate (from the register
+// index) and the run-time part (from the lane and warp ids, computed once in the prologue).
+// Layout conversions through shared memory use both.
+#include <fmt/format.h>
+
+#include "codegen/ptx/emitter.h"
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::ptx {
+namespace {
+
+// Bits of `var` whose basis has a component along `dim`, as (bit, basis) pairs.
+std::vector<std::pair<int, std::int64_t>> contributions(const std::vector<cuda::Coord>& bases, int dim) {
+  std::vector<std::pair<int, std::int64_t>> out;
+  for (std::size_t i = 0; i < bases.size(); ++i)
+    if (std::int64_t b = bases[i][static_cast<std::size_t>(dim)]; b != 0) out.emplace_back(static_cast<int>(i), b);
+  return out;
+}
+
+int log2_of(std::int64_t v) {
+  int b = 0;
+  while ((std::int64_t{1} << b) < v) ++b;
+  return b;
+}
+
+}  // namespace
+
+const std::string& Emitter::lane() {
+  static const std::string key = "lane";
+  hoisted(key, [&] {
+    std::string tid = code_.imm(RegClass::b32, "%tid.x"), r = code_.reg(RegClass::b32);
+    hoisted_["tid"] = tid;
+    code_.ins(fmt::format("and.b32 {}, {}, 31", r, tid));
+    return r;
+  });
+  return hoisted_.at(key);
+}
+
+const std::string& Emitter::warp() {
+  static const std::string key = "warp";
+  lane();  // defines %tid.x
+  hoisted(key, [&] {
+    std::string r = code_.reg(RegClass::b32);
+    code_.ins(fmt::format("shr.u32 {}, {}, 5", r, hoisted_.at("tid")));
+    return r;
+  });
+  return hoisted_.at(key);
+}
+
+std::int64_t Emitter::reg_coord(const Layout& l, int dim, int r) {
+  std::int64_t c = 0;
+  for (auto [bit, basis] : contributions(l.reg, dim))
+    if ((r >> bit) & 1) c += basis;
+  return c;
+}
+
+// Sum over the lane and warp bits of (bit set) * basis. Each basis is a power of two, so a
+// term is a shift of one bit of the id.
+std::string Emitter::thread_coord(const Layout& l, int dim) {
+  auto lanes = contributions(l.lane, dim), warps = contributions(l.warp, dim);
+  if (lanes.empty() && warps.empty()) return "";
+  std::string key = fmt::format("coord{}:{}", dim, cuda::to_string(l));
+  return hoisted(key, [&] {
+    std::string sum;
+    auto add_terms = [&](const std::string& id, const std::vector<std::pair<int, std::int64_t>>& terms) {
+      for (auto [bit, basis] : terms) {
+        std::string masked = code_.reg(RegClass::b32), term = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("and.b32 {}, {}, {}", masked, id, 1 << bit));
+        int shift = log2_of(basis) - bit;
+        if (shift >= 0) code_.ins(fmt::format("shl.b32 {}, {}, {}", term, masked, shift));
+        else code_.ins(fmt::format("shr.u32 {}, {}, {}", term, masked, -shift));
+        if (sum.empty()) {
+          sum = term;
+          continue;
+        }
+        std::string next = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("add.s32 {}, {}, {}", next, sum, term));
+        sum = next;
+      }
+    };
+    add_terms(lane(), lanes);
+    add_terms(warp(), warps);
+    return sum;
+  });
+}
+
+std::int64_t Emitter::reg_linear(const Layout& l, int r) {
+  if (l.rank() == 0) return 0;
+  if (l.rank() == 1) return reg_coord(l, 0, r);
+  return reg_coord(l, 0, r) * l.shape[1] + reg_coord(l, 1, r);
+}
+
+std::string Emitter::thread_linear(const Layout& l) {
+  if (l.rank() <= 1) return l.rank() == 0 ? "" : thread_coord(l, 0);
+  std::string row = thread_coord(l, 0), col = thread_coord(l, 1);
+  if (row.empty()) return col;
+  return hoisted("linear:" + cuda::to_string(l), [&] {
+    std::string d = code_.reg(RegClass::b32);
+    if (col.empty()) code_.ins(fmt::format("mul.lo.s32 {}, {}, {}", d, row, l.shape[1]));
+    else code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", d, row, l.shape[1], col));
+    return d;
+  });
+}
+
+std::string Emitter::owner_predicate(const Layout& l) {
+  std::uint32_t lanes = cuda::replica_mask(l.lane), warps = cuda::replica_mask(l.warp);
+  if (!lanes && !warps) return "";
+  return hoisted(fmt::format("owner:{}:{}", lanes, warps), [&] {
+    std::string bits = code_.reg(RegClass::b32), p = code_.reg(RegClass::pred);
+    // The replica bits of lane and warp id, side by side in one word: all zero for the owner.
+    std::string w = code_.reg(RegClass::b32), l2 = code_.reg(RegClass::b32), both = code_.reg(RegClass::b32);
+    code_.ins(fmt::format("and.b32 {}, {}, {}", l2, lane(), lanes));
+    code_.ins(fmt::format("and.b32 {}, {}, {}", w, warp(), warps));
+    code_.ins(fmt::format("shl.b32 {}, {}, 5", bits, w));
+    code_.ins(fmt::format("or.b32 {}, {}, {}", both, bits, l2));
+    code_.ins(fmt::format("setp.eq.u32 {}, {}, 0", p, both));
+    return p;
+  });
+}
+
+const std::string& Emitter::shared_base() {
+  static const std::string key = "smem";
+  hoisted(key, [&] { return code_.imm(RegClass::b32, "tj_smem"); });
+  return hoisted_.at(key);
+}
+
+// Every thread writes what it holds (replicas write equal values), then reads what the new
+// layout gives it.
+Regs Emitter::convert_layout(ir::ValueId v, const Layout& from, const Layout& to) {
+  const Regs src = *recall(v, from);
+  const ir::Type& t = type(v);
+  if (t.is_bool()) throw Unsupported("PTX generation: a layout conversion of an i1 block");
+  const int bytes = t.is_ptr ? 8 : static_cast<int>(dtype_size(t.elem));
+  need_shared(static_cast<int>(t.numel()) * bytes);
+  RegClass c = reg_class(t);
+  const char* st = bytes == 8 ? "b64" : bytes == 4 ? "b32" : "b16";
+  auto address = [&](const Layout& l) {
+    std::string lin = thread_linear(l);
+    if (lin.empty()) return shared_base();
+    return hoisted(fmt::format("smem{}:{}", bytes, cuda::to_string(l)), [&] {
+      std::string a = code_.reg(RegClass::b32);
+      code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", a, lin, bytes, shared_base()));
+      return a;
+    });
+  };
+  std::string in = address(from), out = address(to);
+  for (int r = 0; r < from.num_regs(); ++r)
+    code_.ins(
+        fmt::format("st.shared.{} [{}+{}], {}", st, in, reg_linear(from, r) * bytes, src[static_cast<std::size_t>(r)]));
+  code_.ins("bar.sync 0");
+  Regs regs;
+  for (int r = 0; r < to.num_regs(); ++r) {
+    regs.push_back(code_.reg(c));
+    code_.ins(fmt::format("ld.shared.{} {}, [{}+{}]", st, regs.back(), out, reg_linear(to, r) * bytes));
+  }
+  code_.ins("bar.sync 0");
+  return regs;
+}
+
+}  // namespace tilejit::codegen::ptx

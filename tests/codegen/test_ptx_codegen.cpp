@@ -1,0 +1,322 @@
+// The PTX generator (src/codegen/ptx) through the compiler, without a GPU: every example and
+// library kernel assembles with nvJitLink for sm_80 and sm_90 without spills, vector accesses
+// follow the specialization as in the CUDA C path, unsupported kernels fall back to CUDA C
+// and say why, and the disk cache serves the PTX path too.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "example_kernels.h"
+#include "kernels/vector_add.h"
+#include "tilejit/error.h"
+#include "tilejit/ops/softmax_kernels.h"
+#include "tilejit/ops/softmax_seed.h"
+
+using namespace tilejit;
+namespace tl = tilejit::tl;
+
+namespace {
+
+Pointer fake(DType t, int i) { return Pointer{0x10000u * static_cast<std::uint64_t>(i + 1), t}; }
+
+CompileOptions ptx_options(int num_warps, const std::string& arch, int num_stages = 1) {
+  CompileOptions o;
+  o.num_warps = num_warps;
+  o.num_stages = num_stages;
+  o.arch = arch;
+  o.backend = Backend::cuda;
+  o.codegen = GpuCodegen::ptx;
+  return o;
+}
+
+// Sets (or unsets, for nullptr) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+struct Case {
+  std::string name;
+  std::function<const CompiledKernel&(DType, const CompileOptions&)> compile;
+};
+
+// Every kernel the PTX generator must handle, at shapes that keep a row in registers.
+std::vector<Case> all_kernels() {
+  std::vector<Case> cases;
+  for (const auto& e : examples::example_kernels()) {
+    if (e.name == "softmax") continue;  // an alias
+    cases.push_back({"examples/" + e.name, [&e](DType t, const CompileOptions& o) -> const CompiledKernel& {
+                       return e.kernel->compile(e.arguments(300, 1000, 1024, t), o);
+                     }});
+  }
+  cases.push_back({"ops::softmax_simple", [](DType t, const CompileOptions& o) -> const CompiledKernel& {
+                     return ops::softmax_simple().compile({fake(t, 0), fake(t, 1), 1024, 1024, 1000, 1024}, o);
+                   }});
+  cases.push_back(
+      {"ops::softmax_persistent", [](DType t, const CompileOptions& o) -> const CompiledKernel& {
+         return ops::softmax_persistent().compile({fake(t, 0), fake(t, 1), 1024, 1024, 4096, 1000, 1024, 2}, o);
+       }});
+  for (int wide : {0, 1})
+    for (int log : {0, 1}) {
+      std::string tag = fmt::format("(LOG={}, WIDE={})", log, wide);
+      cases.push_back(
+          {"ops::softmax_rows_2d_op" + tag, [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
+             return ops::softmax_rows_2d_op().compile({fake(t, 0), fake(t, 1), 64, 64, 1000, 50, 16, 64, log, wide}, o);
+           }});
+      cases.push_back({"ops::softmax_row_op" + tag, [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
+                         return ops::softmax_row_op().compile(
+                             {fake(t, 0), fake(t, 1), 1024, 1024, 1000, 1000, 1024, log, wide, 2}, o);
+                       }});
+      cases.push_back({"ops::softmax_online_op" + tag, [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
+                         return ops::softmax_online_op().compile(
+                             {fake(t, 0), fake(t, 1), 40000, 40000, 100, 40000, 1024, log, wide}, o);
+                       }});
+      cases.push_back(
+          {"ops::softmax_split_normalize" + tag, [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
+             return ops::softmax_split_normalize().compile(
+                 {fake(t, 0), fake(DType::f32, 1), fake(t, 2), 1 << 20, 1 << 20, 1 << 20, 1 << 16, 16, 1024, log, wide},
+                 o);
+           }});
+    }
+  for (int wide : {0, 1})
+    cases.push_back({fmt::format("ops::softmax_split_partials(WIDE={})", wide),
+                     [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
+                       return ops::softmax_split_partials().compile(
+                           {fake(DType::f32, 0), fake(t, 1), 1 << 20, 1 << 20, 1 << 16, 1024, wide}, o);
+                     }});
+  return cases;
+}
+
+struct Counts {
+  int vector_loads = 0, scalar_loads = 0, vector_stores = 0, scalar_stores = 0;
+};
+
+Counts count_accesses(const std::string& ptx) {
+  Counts c;
+  static const std::regex load(R"(ld\.global(\.v[24])?\.(b|f|u|s)\d+)"), store(R"(st\.global(\.v[24])?\.(b|f|u|s)\d+)");
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), load); it != std::sregex_iterator(); ++it)
+    ((*it)[1].matched ? c.vector_loads : c.scalar_loads)++;
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), store); it != std::sregex_iterator(); ++it)
+    ((*it)[1].matched ? c.vector_stores : c.scalar_stores)++;
+  return c;
+}
+
+const CompiledKernel& compile_seed(std::uint64_t out, std::uint64_t in, std::int64_t cols, DType t = DType::f32) {
+  return ops::softmax_simple().compile({Pointer{out, t}, Pointer{in, t}, cols, cols, cols, 1024},
+                                       ptx_options(4, "sm_90"));
+}
+
+}  // namespace
+
+TEST_CASE("every example and library kernel assembles from generated PTX for sm_80 and sm_90 without spills") {
+  for (const auto& c : all_kernels())
+    for (DType t : {DType::f32, DType::f16, DType::bf16})
+      for (int warps : {1, 2, 4, 8, 16})
+        for (const char* arch : {"sm_80", "sm_90"}) {
+          CAPTURE(c.name);
+          CAPTURE(dtype_name(t));
+          CAPTURE(warps);
+          CAPTURE(arch);
+          const CompiledKernel& k = c.compile(t, ptx_options(warps, arch));
+          const KernelMetadata& md = k.metadata();
+          REQUIRE_MESSAGE(md.codegen == "ptx", md.compile_reason);
+          CHECK(md.key.find("codegen=ptx") != std::string::npos);
+          CHECK_FALSE(k.stage("cubin").empty());
+          CHECK(md.registers > 0);
+          CHECK(md.spill_store_bytes == 0);
+          CHECK(md.spill_load_bytes == 0);
+          CHECK(md.stack_frame_bytes == 0);
+          const std::string& ptx = k.stage("ptx");
+          CHECK(ptx.find(fmt::format(".target {}", arch)) != std::string::npos);
+          CHECK(ptx.find(fmt::format(".maxntid {}, 1, 1", 32 * warps)) != std::string::npos);
+          CHECK(k.stage_names() == std::vector<std::string>{"cubin", "ir", "ir.lowered", "ptx"});
+        }
+}
+
+TEST_CASE("PTX path: aligned pointers and widths divisible by 16 give v4 loads and stores") {
+  const auto& k = compile_seed(0x10000, 0x20000, 1024);
+  Counts c = count_accesses(k.stage("ptx"));
+  CHECK(c.vector_loads > 0);
+  CHECK(c.vector_stores > 0);
+  CHECK(c.scalar_loads == 0);
+  CHECK(c.scalar_stores == 0);
+  CHECK(k.stage("ptx").find("ld.global.v4.b32") != std::string::npos);
+  CHECK(k.stage("ptx").find("st.global.v4.b32") != std::string::npos);
+}
+
+TEST_CASE("PTX path: a pointer one element off 16 bytes gives scalar accesses for it") {
+  const auto& k = compile_seed(0x10000, 0x20004, 1024);
+  Counts c = count_accesses(k.stage("ptx"));
+  CHECK(c.vector_loads == 0);
+  CHECK(c.scalar_loads > 0);
+  CHECK(c.vector_stores > 0);
+}
+
+TEST_CASE("PTX path: an odd row width gives scalar (predicated) accesses") {
+  const auto& k = compile_seed(0x10000, 0x20000, 1001);
+  Counts c = count_accesses(k.stage("ptx"));
+  CHECK(c.vector_loads == 0);
+  CHECK(c.vector_stores == 0);
+  CHECK(c.scalar_loads > 0);
+  CHECK(k.stage("ptx").find("@%p") != std::string::npos);
+}
+
+TEST_CASE("PTX path: f16 rows move 8 elements per 16-byte access") {
+  const auto& k = compile_seed(0x10000, 0x20000, 1024, DType::f16);
+  CHECK(k.stage("ptx").find("ld.global.v4.b32") != std::string::npos);
+  CHECK(k.stage("ptx").find("cvt.f32.f16") != std::string::npos);
+  CHECK(k.stage("ptx").find("cvt.rn.f16.f32") != std::string::npos);
+}
+
+TEST_CASE("PTX path: the instructions that carry the CUDA C path's semantics") {
+  const auto& k = ops::softmax_persistent().compile(
+      {fake(DType::bf16, 0), fake(DType::bf16, 1), 1024, 1024, 4096, 1000, 1024, 2}, ptx_options(4, "sm_90"));
+  const std::string& ptx = k.stage("ptx");
+  for (const char* needle :
+       {"max.NaN.f32", "shfl.sync.bfly.b32", "bar.sync 0", "rcp.rn.f32", "div.rn.f32", "ex2.approx.ftz.f32",
+        "cvt.rn.bf16.f32", "%nctaid.x", "%ctaid.x", ".extern .shared .align 16 .b8 tj_smem[]", ".loc ", ".file 1"}) {
+    CAPTURE(needle);
+    CHECK(ptx.find(needle) != std::string::npos);
+  }
+  CHECK(k.metadata().dynamic_shared_bytes > 0);
+}
+
+TEST_CASE("a kernel the PTX generator cannot express falls back to CUDA C and says why") {
+  // f64 exp has no PTX sequence here.
+  static void (*fn)(tl::Ptr, tl::Ptr, tl::Constexpr) = [](tl::Ptr out, tl::Ptr in, tl::Constexpr BLOCK) {
+    auto offs = tl::arange(0, BLOCK);
+    tl::store(out + offs, tl::exp(tl::load(in + offs)));
+  };
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Constexpr> k("exp_f64", fn, {"out", "in", "BLOCK"});
+  const auto& c = k.compile({fake(DType::f64, 0), fake(DType::f64, 1), 256}, ptx_options(4, "sm_90"));
+  CHECK(c.metadata().codegen == "cuda");
+  CHECK(c.metadata().key.find("codegen=ptx") != std::string::npos);
+  CHECK(c.metadata().compile_reason.find("instead of the PTX generator") != std::string::npos);
+  CHECK(c.metadata().compile_reason.find("'exp' on f64") != std::string::npos);
+  CHECK_FALSE(c.stage("cuda").empty());
+  CHECK_FALSE(c.stage("cubin").empty());
+}
+
+TEST_CASE("the PTX generator needs sm_80: older targets fall back to CUDA C") {
+  const auto& c = examples::find_example("vector_add")
+                      .kernel->compile(examples::find_example("vector_add").arguments(1, 4096, 1024, DType::f32),
+                                       ptx_options(4, "sm_75"));
+  CHECK(c.metadata().codegen == "cuda");
+  CHECK(c.metadata().compile_reason.find("sm_80") != std::string::npos);
+}
+
+TEST_CASE("TILEJIT_CODEGEN selects the generator; other values are a clear error") {
+  {
+    ScopedEnv env("TILEJIT_CODEGEN", nullptr);
+    CHECK(default_codegen() == kDefaultGpuCodegen);
+  }
+  {
+    ScopedEnv env("TILEJIT_CODEGEN", "ptx");
+    CHECK(default_codegen() == GpuCodegen::ptx);
+    CompileOptions o = ptx_options(4, "sm_90");
+    o.codegen = GpuCodegen::automatic;
+    const auto& k = ops::softmax_simple().compile({fake(DType::f32, 0), fake(DType::f32, 1), 64, 64, 64, 64}, o);
+    CHECK(k.metadata().codegen == "ptx");
+  }
+  {
+    ScopedEnv env("TILEJIT_CODEGEN", "cuda");
+    CHECK(default_codegen() == GpuCodegen::cuda);
+  }
+  {
+    ScopedEnv env("TILEJIT_CODEGEN", "nvvm");
+    CHECK_THROWS_WITH_AS(default_codegen(), doctest::Contains("TILEJIT_CODEGEN must be 'ptx'"), Error);
+    CHECK_THROWS_WITH_AS(default_codegen(), doctest::Contains("got 'nvvm'"), Error);
+    CompileOptions o = ptx_options(4, "sm_90");
+    o.codegen = GpuCodegen::automatic;
+    CHECK_THROWS_AS(ops::softmax_simple().compile({fake(DType::f32, 0), fake(DType::f32, 1), 32, 32, 32, 32}, o),
+                    Error);
+  }
+}
+
+TEST_CASE("PTX and CUDA C specializations are cached apart") {
+  static const Kernel k("vector_add_apart", examples::vector_add_kernel, {"x", "y", "out", "n", "BLOCK_SIZE"});
+  std::vector<Arg> args{fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 4096, 1024};
+  CompileOptions cuda = ptx_options(4, "sm_90");
+  cuda.codegen = GpuCodegen::cuda;
+  const auto& a = k.compile(args, ptx_options(4, "sm_90"));
+  const auto& b = k.compile(args, cuda);
+  CHECK(&a != &b);
+  CHECK(a.metadata().codegen == "ptx");
+  CHECK(b.metadata().codegen == "cuda");
+  CHECK(b.metadata().key.find("codegen=cuda") != std::string::npos);
+  CHECK(b.metadata().compile_reason.find("codegen differs (cuda, cached: ptx)") != std::string::npos);
+  CHECK(&k.compile(args, ptx_options(4, "sm_90")) == &a);
+}
+
+TEST_CASE("disk cache round trip on the PTX path") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / fmt::format("tilejit-ptx-cache-{}", ::getpid());
+  fs::remove_all(dir);
+  ScopedEnv cache("TILEJIT_CACHE_DIR", dir.c_str());
+  ScopedEnv always("TILEJIT_ALWAYS_COMPILE", nullptr);
+  std::vector<Arg> args{fake(DType::f16, 0), fake(DType::f16, 1), 1024, 1024, 4096, 1000, 1024, 2};
+  std::string ptx, cubin, path;
+  {
+    static const ops::SoftmaxPersistent k1("softmax_ptx_disk", ops::softmax_persistent_kernel);
+    const auto& c = k1.compile(args, ptx_options(4, "sm_90"));
+    CHECK_FALSE(c.metadata().from_disk_cache);
+    CHECK(c.metadata().codegen == "ptx");
+    path = c.metadata().disk_cache_path;
+    REQUIRE_FALSE(path.empty());
+    ptx = c.stage("ptx");
+    cubin = c.stage("cubin");
+  }
+  // A new Kernel object has an empty memory cache: the entry comes from disk.
+  static const ops::SoftmaxPersistent k2("softmax_ptx_disk", ops::softmax_persistent_kernel);
+  const auto& c = k2.compile(args, ptx_options(4, "sm_90"));
+  CHECK(c.metadata().from_disk_cache);
+  CHECK(c.metadata().disk_cache_path == path);
+  CHECK(c.metadata().compile_reason.find("nvJitLink skipped: disk cache hit") != std::string::npos);
+  CHECK(c.stage("ptx") == ptx);
+  CHECK(c.stage("cubin") == cubin);
+  CHECK(c.metadata().spill_store_bytes == 0);
+  CHECK(c.metadata().registers > 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a PTX override replaces the generated PTX on the PTX path") {
+  namespace fs = std::filesystem;
+  static const Kernel k("vector_add_override", examples::vector_add_kernel, {"x", "y", "out", "n", "BLOCK_SIZE"});
+  std::vector<Arg> args{fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 4096, 512};
+  fs::path dir = fs::temp_directory_path() / fmt::format("tilejit-ptx-override-{}", ::getpid());
+  fs::create_directories(dir);
+  std::string entry;
+  {
+    static const Kernel probe("vector_add_override", examples::vector_add_kernel, {"x", "y", "out", "n", "BLOCK_SIZE"});
+    entry = probe.compile(args, ptx_options(4, "sm_90")).metadata().entry_name;
+  }
+  {
+    std::ofstream(dir / (entry + ".ptx")) << "// hand-edited\n";
+    ScopedEnv env("TILEJIT_OVERRIDE_DIR", dir.c_str());
+    const auto& c = k.compile(args, ptx_options(4, "sm_90"));
+    CHECK(c.stage("ptx") == "// hand-edited\n");
+    CHECK(c.metadata().override_path == (dir / (entry + ".ptx")).string());
+  }
+  fs::remove_all(dir);
+}
