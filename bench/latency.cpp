@@ -9,6 +9,7 @@
 //
 //   bench-latency [--out DIR] [--launches N] [--rounds R]      (writes DIR/latency.md)
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -204,13 +206,31 @@ int main(int argc, char** argv) {
     touch_options.backend = Backend::cuda;
     touch.compile({Pointer{0x100000, DType::f32}, 1000, 128}, touch_options);
     auto s = seed_call(0x100000, 0x200000, kRows, kCols);
-    auto t0 = Clock::now();
-    const auto& cold = ops::softmax_persistent().compile(s.args, s.options);
-    double cold_ms = ms(t0, Clock::now());
-    const auto& md = cold.metadata();
-    rows.push_back(
-        {fmt::format("(a) cold compile of the seed softmax ({} generator; toolchain loaded, empty cache)", md.codegen),
-         fmt::format("{:.2f} ms", cold_ms), "<= 40 ms", verdict(cold_ms, 40)});
+    // Five cold compiles of the same kernel, each through a new Kernel (an empty memory cache)
+    // and an empty disk-cache directory; the median is reported, the spread beside it.
+    std::vector<double> cold_samples;
+    std::optional<KernelMetadata> md_first;
+    for (int i = 0; i < 5; ++i) {
+      setenv("TILEJIT_CACHE_DIR", fresh_dir(fmt::format("a{}", i).c_str()).c_str(), 1);
+      ops::SoftmaxPersistent fresh(
+          "softmax_persistent", ops::softmax_persistent_kernel,
+          {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK_SIZE", "num_stages"});
+      auto t0 = Clock::now();
+      const auto& cold = fresh.compile(s.args, s.options);
+      cold_samples.push_back(ms(t0, Clock::now()));
+      if (cold.metadata().from_disk_cache) throw Error("(a) hit the disk cache");
+      if (!md_first) md_first = cold.metadata();
+    }
+    setenv("TILEJIT_CACHE_DIR", dir_a.c_str(), 1);
+    std::vector<double> sorted = cold_samples;
+    std::sort(sorted.begin(), sorted.end());
+    const double cold_ms = sorted[sorted.size() / 2];
+    const KernelMetadata& md = *md_first;
+    rows.push_back({fmt::format("(a) cold compile of the seed softmax ({} generator; toolchain loaded, empty cache), "
+                                "median of 5",
+                                md.codegen),
+                    fmt::format("{:.2f} ms", cold_ms), "<= 40 ms", verdict(cold_ms, 40)});
+    rows.push_back({"    the five compiles", fmt::format("{:.1f} ms", fmt::join(cold_samples, ", ")), "", ""});
     std::string breakdown =
         fmt::format("trace+passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms ({}, {} warps)", md.trace_ms,
                     md.codegen_ms, md.codegen == "ptx" ? "nvJitLink" : "NVRTC", md.compile_ms, md.arch, md.num_warps);

@@ -20,17 +20,18 @@ const SoftmaxPersistent& softmax_persistent() {
   return k;
 }
 
-SeedConfig seed_config(std::int64_t cols) {
+SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   SeedConfig c;
   while (c.block < cols) c.block <<= 1;
-  // Measured on the H200 (bench/results/seed_sweep.md, M = 4096, f32 and bf16): up to 4096
-  // columns 4 warps with the next row's loads in flight win; from 8192 columns 16 warps, one
-  // row per program, where the hardware's block scheduler balances the rows better than a
-  // fixed grid-stride assignment (f32 16384: 0.97 of copy against 0.92).
+  // Measured on the H200 (bench/results/seed_sweep.md and gpu_softmax.md, M = 4096): up to 4096
+  // columns 4 warps with the next row's loads in flight win. From 8192 columns 16 warps; f32
+  // rows then go one per program, where the hardware's block scheduler balances them better
+  // than a fixed grid-stride assignment (16384: 0.96 of copy against 0.92), while 16-bit rows
+  // keep the pipelined persistent loop (8192: 0.94 against 0.81 one per program).
   if (c.block >= 8192) {
     c.num_warps = 16;
-    c.num_stages = 1;
-    c.one_row_per_program = true;
+    c.one_row_per_program = elem_bytes >= 4;
+    c.num_stages = c.one_row_per_program ? 1 : 2;
   } else {
     c.num_warps = detail::warps_for(c.block, 4);
   }
@@ -47,7 +48,7 @@ void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
   for (DType t : {out.dtype, in.dtype})
     if (t != DType::f32 && t != DType::f16 && t != DType::bf16)
       throw Error(fmt::format("softmax_seed: unsupported element type {} (f32, f16 or bf16)", dtype_name(t)));
-  SeedConfig c = seed_config(cols);
+  SeedConfig c = seed_config(cols, dtype_size(in.dtype));
   std::vector<Arg> args{out, in, in_row_stride, out_row_stride, rows, cols, c.block, c.num_stages};
   CompileOptions options;
   options.num_warps = c.num_warps;

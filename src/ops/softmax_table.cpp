@@ -81,7 +81,7 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
   if (width <= kMaxRegisterRow) {
     c.strategy = SoftmaxStrategy::row_in_registers;
     c.block = width;
-    c.num_warps = seed_config(width).num_warps;  // the seed kernel's choice
+    c.num_warps = seed_config(width, elem_bytes).num_warps;  // the seed kernel's choice
     c.num_stages = 2;
     return c;
   }

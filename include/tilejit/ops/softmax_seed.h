@@ -3,6 +3,7 @@
 // cols <= 16384; loads are computed in f32 whatever the input type.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tilejit/kernel.h"
@@ -55,7 +56,7 @@ struct SeedConfig {
   int num_stages = 2;
   bool one_row_per_program = false;
 };
-SeedConfig seed_config(std::int64_t cols);
+SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes = 4);
 
 /// Row-wise softmax of `rows` x `cols` elements with the persistent seed kernel, its grid
 /// sized from occupancy (or one program per row where seed_config says so). Element types come from the pointers (f32,
