@@ -46,17 +46,17 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
   constexpr int tj_reduction_buffer_bytes = 16;
-#line 31 "softmax_seed.h"
-  const int v6 = (int)blockIdx.x;
 #line 32 "softmax_seed.h"
+  const int v6 = (int)blockIdx.x;
+#line 33 "softmax_seed.h"
   const int v7 = (int)gridDim.x;
-#line 36 "softmax_seed.h"
+#line 37 "softmax_seed.h"
   int const v11 = (v6 * v2);
   float* const v12 = (v1 + v11);
   float const v15 = __int_as_float(0xff800000);
-#line 33 "softmax_seed.h"
+#line 34 "softmax_seed.h"
   bool const v17 = (v6 < v4);
-#line 36 "softmax_seed.h"
+#line 37 "softmax_seed.h"
   float* v13_1[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v13_1[r] = v12;
@@ -88,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v19_3[r]), "l"(v14_0[r]));
     v20[r + 0] = __uint_as_float(tj_w0);
   }
-#line 33 "softmax_seed.h"
+#line 34 "softmax_seed.h"
   float v23[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v23[r] = v20[r];
@@ -96,7 +96,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
   for (int v22 = v6; v22 < v4; v22 += v7) {
     int const v24 = (v22 + v7);
     bool const v25 = (v24 < v4);
-#line 36 "softmax_seed.h"
+#line 37 "softmax_seed.h"
     int const v26 = (v24 * v2);
     float* const v27 = (v1 + v26);
     float* v28_9[8];
@@ -118,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v31_10[r]), "l"(v29_8[r]));
       v32[r + 0] = __uint_as_float(tj_w0);
     }
-#line 37 "softmax_seed.h"
+#line 38 "softmax_seed.h"
     float v33_acc_12[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
@@ -156,11 +156,11 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     float v35[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) v35[r] = (v23[r] - v34_13[r]);
-#line 38 "softmax_seed.h"
+#line 39 "softmax_seed.h"
     float v36[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) v36[r] = expf(v35[r]);
-#line 39 "softmax_seed.h"
+#line 40 "softmax_seed.h"
     float v37_acc_14[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
@@ -192,7 +192,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
       }
     }
     float const v37 = v37_acc_14[0];
-#line 40 "softmax_seed.h"
+#line 41 "softmax_seed.h"
     float v39[8];
     const float tj_rcp_15 = __frcp_rn(v37);
     if (fabsf(v37) <= 8.50705917e37f && fabsf(v37) >= 1.17549435e-38f) {
@@ -214,7 +214,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     for (int r = 0; r < 8; r += 1) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" :: "r"((int)(v10_4[r])), "l"(v43_16[r]), "r"((unsigned)(__float_as_uint(v39[r + 0]))) : "memory");
     }
-#line 33 "softmax_seed.h"
+#line 34 "softmax_seed.h"
     float v23_next_18[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) v23_next_18[r] = v32[r];

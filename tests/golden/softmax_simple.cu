@@ -46,9 +46,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
   constexpr int tj_reduction_buffer_bytes = 16;
-#line 18 "softmax_seed.h"
+#line 19 "softmax_seed.h"
   const int v5 = (int)blockIdx.x;
-#line 21 "softmax_seed.h"
+#line 22 "softmax_seed.h"
   int const v9 = (v5 * v2);
   float* const v10 = (v1 + v9);
   float const v13 = __int_as_float(0xff800000);
@@ -77,7 +77,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v8_3[r]), "l"(v12_0[r]));
     v15[r + 0] = __uint_as_float(tj_w0);
   }
-#line 22 "softmax_seed.h"
+#line 23 "softmax_seed.h"
   float v16_acc_6[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
@@ -115,11 +115,11 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   float v18[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v18[r] = (v15[r] - v17_7[r]);
-#line 23 "softmax_seed.h"
+#line 24 "softmax_seed.h"
   float v19[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v19[r] = expf(v18[r]);
-#line 24 "softmax_seed.h"
+#line 25 "softmax_seed.h"
   float v20_acc_8[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
@@ -151,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
     }
   }
   float const v20 = v20_acc_8[0];
-#line 25 "softmax_seed.h"
+#line 26 "softmax_seed.h"
   float v22[8];
   const float tj_rcp_9 = __frcp_rn(v20);
   if (fabsf(v20) <= 8.50705917e37f && fabsf(v20) >= 1.17549435e-38f) {
