@@ -30,7 +30,7 @@ for bench in ${BENCHES:-softmax latency}; do
       TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-latency" --out "$OUT/ptx" ;;
     tune)
       rm -rf "$OUT/tune"
-      TILEJIT_CACHE_DIR=$OUT/tune "$BUILD/bench/bench-tune-softmax" --out "$OUT/tune.md" ;;
+      TILEJIT_CACHE_DIR=$OUT/tune "$BUILD/bench/bench-tune-softmax" --out "$OUT/tune.md" ${TUNE_ARGS:-} ;;
     *) echo "run_all.sh: unknown bench '$bench'" >&2; exit 2 ;;
   esac
 done

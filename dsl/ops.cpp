@@ -273,7 +273,7 @@ int mask_operand(Tracer& tr, const Operand& mask, const char* what) {
   return m;
 }
 
-Tensor load_impl(const Operand& ptrs, const Operand* mask, const Operand* other) {
+Tensor load_impl(const Operand& ptrs, const Operand* mask, const Operand* other, Eviction eviction = Eviction::normal) {
   Tracer& tr = tracer(ptrs);
   int p = pointer_operand(tr, ptrs, "load");
   int m = ir::kNoValue, o = ir::kNoValue;
@@ -288,10 +288,10 @@ Tensor load_impl(const Operand& ptrs, const Operand* mask, const Operand* other)
     o = detail::value_as(tr, *other, elem);
     o = broadcast_value(tr, o, tr.type(p).shape, other->loc());
   }
-  return tr.make(tr.at(ptrs.loc()).load(p, m, o));
+  return tr.make(tr.at(ptrs.loc()).load(p, m, o, eviction));
 }
 
-void store_impl(const Operand& ptrs, const Operand& value, const Operand* mask) {
+void store_impl(const Operand& ptrs, const Operand& value, const Operand* mask, Eviction eviction = Eviction::normal) {
   Tracer& tr = tracer(ptrs);
   int p = pointer_operand(tr, ptrs, "store");
   int v = detail::value_of(tr, value);
@@ -307,7 +307,7 @@ void store_impl(const Operand& ptrs, const Operand& value, const Operand* mask) 
   p = broadcast_value(tr, p, shape, ptrs.loc());
   v = broadcast_value(tr, detail::cast_value(tr, v, tr.type(p).elem, value.loc()), shape, value.loc());
   if (m != ir::kNoValue) m = broadcast_value(tr, m, shape, ptrs.loc());
-  tr.at(ptrs.loc()).store(p, v, m);
+  tr.at(ptrs.loc()).store(p, v, m, eviction);
 }
 
 }  // namespace
@@ -317,6 +317,12 @@ Tensor load(const Operand& ptrs, const Operand& mask) { return load_impl(ptrs, &
 Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other) { return load_impl(ptrs, &mask, &other); }
 void store(const Operand& ptrs, const Operand& value) { store_impl(ptrs, value, nullptr); }
 void store(const Operand& ptrs, const Operand& value, const Operand& mask) { store_impl(ptrs, value, &mask); }
+Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other, Eviction eviction) {
+  return load_impl(ptrs, &mask, &other, eviction);
+}
+void store(const Operand& ptrs, const Operand& value, const Operand& mask, Eviction eviction) {
+  store_impl(ptrs, value, &mask, eviction);
+}
 
 Tensor max(const Operand& x, int axis) { return reduction(ir::ReduceKind::max, "max", x, axis); }
 Tensor min(const Operand& x, int axis) { return reduction(ir::ReduceKind::min, "min", x, axis); }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tilejit/dtype.h"
+#include "tilejit/eviction.h"
 
 namespace tilejit::tl {
 
@@ -190,9 +191,14 @@ Tensor broadcast_to(const Operand& x, const Shape& shape);
 Tensor load(const Operand& ptrs);
 Tensor load(const Operand& ptrs, const Operand& mask);
 Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other);
+/// With an L2 eviction hint (tilejit::Eviction): Eviction::last for data read again soon,
+/// Eviction::first for data read for the last time.
+Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other, Eviction eviction);
 /// Stores `value` (broadcast and converted to the pointee type) where `mask` is true.
 void store(const Operand& ptrs, const Operand& value);
 void store(const Operand& ptrs, const Operand& value, const Operand& mask);
+/// With an L2 eviction hint: Eviction::first for outputs nothing reads back soon.
+void store(const Operand& ptrs, const Operand& value, const Operand& mask, Eviction eviction);
 
 // ---- reductions over one axis (the result drops that axis) ----
 Tensor max(const Operand& x, int axis);

@@ -95,8 +95,9 @@ ValueId Builder::addptr(ValueId ptr, ValueId offset) {
   return single(Op{OpKind::addptr, {ptr, offset}, {}, {}, {}, {}});
 }
 
-ValueId Builder::load(ValueId ptr, ValueId mask, ValueId other) {
+ValueId Builder::load(ValueId ptr, ValueId mask, ValueId other, Eviction eviction) {
   Op op{OpKind::load, {ptr}, {}, {}, {}, {}};
+  op.attrs.eviction = eviction;
   if (mask != kNoValue) {
     op.operands.push_back(mask);
     op.attrs.has_mask = true;
@@ -108,8 +109,9 @@ ValueId Builder::load(ValueId ptr, ValueId mask, ValueId other) {
   return single(std::move(op));
 }
 
-void Builder::store(ValueId ptr, ValueId value, ValueId mask) {
+void Builder::store(ValueId ptr, ValueId value, ValueId mask, Eviction eviction) {
   Op op{OpKind::store, {ptr, value}, {}, {}, {}, {}};
+  op.attrs.eviction = eviction;
   if (mask != kNoValue) {
     op.operands.push_back(mask);
     op.attrs.has_mask = true;

@@ -30,8 +30,8 @@ class Builder {
   ValueId cast(ValueId v, DType to);
   ValueId select(ValueId cond, ValueId a, ValueId b);
   ValueId addptr(ValueId ptr, ValueId offset);
-  ValueId load(ValueId ptr, ValueId mask = kNoValue, ValueId other = kNoValue);
-  void store(ValueId ptr, ValueId value, ValueId mask = kNoValue);
+  ValueId load(ValueId ptr, ValueId mask = kNoValue, ValueId other = kNoValue, Eviction eviction = Eviction::normal);
+  void store(ValueId ptr, ValueId value, ValueId mask = kNoValue, Eviction eviction = Eviction::normal);
   ValueId reduce(ValueId v, int axis, ReduceKind k);
   void yield(const std::vector<ValueId>& values);
   /// Appends a for_range whose body (args: induction variable, then one per init; ends with

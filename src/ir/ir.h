@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/type.h"
+#include "tilejit/eviction.h"
 
 namespace tilejit::ir {
 
@@ -46,9 +47,10 @@ struct OpAttrs {
   std::int64_t start = 0, end = 0;  // arange
   int axis = 0;                     // expand_dims, reduce
   ReduceKind reduce = ReduceKind::sum;
-  int num_stages = 1;      // for_range: software-pipelining hint
-  bool has_mask = false;   // load/store
-  bool has_other = false;  // load
+  int num_stages = 1;                    // for_range: software-pipelining hint
+  bool has_mask = false;                 // load/store
+  bool has_other = false;                // load
+  Eviction eviction = Eviction::normal;  // load/store: L2 hint
 };
 
 struct Op;

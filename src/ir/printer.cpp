@@ -62,6 +62,9 @@ class Printer {
       case OpKind::arange: return fmt::format("{}, {}", a.start, a.end);
       case OpKind::expand_dims:
       case OpKind::reduce: return fmt::format("axis={}", a.axis);
+      case OpKind::load:
+      case OpKind::store:
+        return a.eviction == Eviction::first ? "evict_first" : a.eviction == Eviction::last ? "evict_last" : "";
       default: return "";
     }
   }

@@ -242,15 +242,17 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
   if (cols > 1024)
     for (std::int64_t b : {1024, 2048, 4096, 8192})
       for (int w : {4, 8, 16})
-        if (b <= 2 * width && warps_ok(b, w)) add({SoftmaxStrategy::online, b, w, 1, 1, 1});
+        for (int s : {1, 2})
+          if (b <= 2 * width && warps_ok(b, w)) add({SoftmaxStrategy::online, b, w, s, 1, 1});
   if (cols > 4096 && rows <= 65535)
     for (std::int64_t per_unit : {1, 2, 4, 8})
       for (std::int64_t b : {2048, 4096})
-        for (int w : {4, 8}) {
-          std::int64_t splits =
-              std::clamp<std::int64_t>(cdiv(per_unit * parallel, rows), 1, std::max<std::int64_t>(1, cols / b));
-          if (splits > 1 && warps_ok(b, w)) add({SoftmaxStrategy::split_row, b, w, 1, 1, splits});
-        }
+        for (int w : {4, 8})
+          for (int s : {1, 2}) {
+            std::int64_t splits =
+                std::clamp<std::int64_t>(cdiv(per_unit * parallel, rows), 1, std::max<std::int64_t>(1, cols / b));
+            if (splits > 1 && warps_ok(b, w)) add({SoftmaxStrategy::split_row, b, w, s, 1, splits});
+          }
   return out;
 }
 

@@ -152,6 +152,18 @@ class Analyzer {
       case ir::OpKind::reduce:
       case ir::OpKind::program_id:
       case ir::OpKind::num_programs: return out;
+      case ir::OpKind::maximum:
+      case ir::OpKind::minimum:
+        // Integer: the result is one of the operands, so what divides both divides it
+        // (min(begin + chunk, n_cols) keeps a chunk end aligned when both are).
+        if (f_.type(res).is_int()) {
+          for (int d = 0; d < std::max(n, 1); ++d) {
+            out.divisibility[d] = gcd2(element_divisibility(a(), d), element_divisibility(b(), d));
+            if (d < n) out.constancy[d] = std::min(gcd2(a().constancy[d], b().constancy[d]), extent(res, d));
+          }
+          return out;
+        }
+        [[fallthrough]];
       default:
         // Elementwise: runs of equal inputs give runs of equal outputs.
         for (int d = 0; d < n; ++d) {

@@ -89,7 +89,7 @@ class LoopPipeliner {
       ValueId zero = is_float(t) ? b.constant_float(t, 0.0) : b.constant_int(t, 0);
       other = shape.empty() ? zero : b.splat(zero, shape);
     }
-    return b.load(ptr, mask, other);
+    return b.load(ptr, mask, other, load.attrs.eviction);
   }
 
   // Returns how many prologue ops were inserted before the loop (0: nothing to pipeline).

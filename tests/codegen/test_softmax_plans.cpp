@@ -64,3 +64,32 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
         CHECK(k->metadata().spill_store_bytes == 0);
     }
 }
+
+TEST_CASE("wide-row softmax passes carry L2 eviction hints down to the PTX") {
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  for (auto strategy : {ops::SoftmaxStrategy::online, ops::SoftmaxStrategy::split_row}) {
+    ops::SoftmaxConfig c;
+    c.strategy = strategy;
+    c.block = 2048;
+    c.num_warps = 4;
+    c.splits = 4;
+    o.config = c;
+    const std::int64_t rows = 8, cols = 1 << 16;
+    auto kernels = ops::compile_softmax(Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, rows, cols, cols,
+                                        cols, false, o);
+    std::string ir, ptx;
+    for (const CompiledKernel* k : kernels) {
+      ir += k->stage("ir");
+      ptx += k->stage("ptx");
+    }
+    CAPTURE(ops::describe(c));
+    // First pass: keep the row in L2 for the second; second pass: stream in and out.
+    CHECK(ir.find("evict_last") != std::string::npos);
+    CHECK(ir.find("evict_first") != std::string::npos);
+    CHECK(ptx.find("createpolicy.fractional.L2::evict_last.b64") != std::string::npos);
+    CHECK(ptx.find("ld.global.L2::cache_hint.v4.b32") != std::string::npos);
+    CHECK(ptx.find("ld.global.cs.v4.b32") != std::string::npos);
+    CHECK(ptx.find("st.global.cs.v4.b32") != std::string::npos);
+  }
+}

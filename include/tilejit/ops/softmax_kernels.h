@@ -73,6 +73,7 @@ namespace detail {
 /// Online max and sum of exp over columns [begin, end) of one row, BLOCK at a time: a scalar
 /// running max (one block reduction per step) and a per-lane running sum rescaled by one scalar
 /// exp, so each element costs one exp. Returns {max, sum}; an all -inf range gives {-inf, 0}.
+/// Its loads ask L2 to keep the lines (Eviction::last): the second pass reads them again.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
                                                         const tl::Operand& end, std::int64_t block) {
   auto lanes = tl::arange(0, block);
@@ -80,7 +81,7 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in
   tl::Tensor lane_sum = tl::zeros({block}, DType::f32);
   tl::for_range(begin, end, block, [&](tl::Int start) {
     auto cols = start + lanes;
-    auto x = tl::load(row_in + cols, cols < end, -tl::inf).to(DType::f32);
+    auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32);
     auto new_max = tl::maximum(running_max, tl::max(x, 0));
     // While everything seen is -inf, shift by 0 instead: exp(-inf - -inf) would be NaN.
     auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
@@ -93,7 +94,8 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in
 }  // namespace detail
 
 /// Rows too wide for registers: one pass for the max and the sum (loop-carried), a second pass
-/// that re-reads the row (from L2 for rows of a few hundred KiB) and writes the result.
+/// that re-reads the row (from L2 for rows of a few hundred KiB) and writes the result. The
+/// second pass reads and writes with Eviction::first, so L2 keeps the rows still to be re-read.
 inline void softmax_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
                                      tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr LOG, tl::Constexpr WIDE) {
   tl::for_range(tl::program_id(0), n_rows, tl::num_programs(0), [&](tl::Int row) {
@@ -106,8 +108,8 @@ inline void softmax_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride,
     tl::for_range(0, n_cols, BLOCK, [&](tl::Int start) {
       auto cols = start + lanes;
       auto mask = cols < n_cols;
-      auto x = tl::load(row_in + cols, mask, -tl::inf).to(DType::f32);
-      tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask);
+      auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
+      tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask, Eviction::first);
     });
   });
 }
@@ -149,8 +151,8 @@ inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::P
   tl::for_range(begin, end, BLOCK, [&](tl::Int start) {
     auto cols = start + lanes;
     auto mask = cols < end;
-    auto x = tl::load(row_in + cols, mask, -tl::inf).to(DType::f32);
-    tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask);
+    auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
+    tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask, Eviction::first);
   });
 }
 

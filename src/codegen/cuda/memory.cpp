@@ -61,6 +61,29 @@ std::string word_list(int first, int count) {
   return count == 1 ? w[0] : fmt::format("{{{}}}", fmt::join(w, ", "));
 }
 
+// How an L2 eviction hint appears in a global load or store: `.cs` (cache streaming, evicted
+// first) needs nothing else; evict_last takes a cache policy operand made by createpolicy,
+// which exists from sm_80 (older targets get the plain instruction).
+struct L2Hint {
+  std::string qualifier;  // after ld.global / st.global
+  std::string setup;      // PTX before the access, inside the asm block
+  std::string operand;    // after the address operand
+};
+
+// Emits an access through `emit` once, or for evict_last twice behind an architecture check
+// (`directive` writes the preprocessor lines).
+template <class Directive, class Emit>
+void with_l2_hint(Eviction eviction, Directive&& directive, Emit&& emit) {
+  if (eviction == Eviction::normal) return emit(L2Hint{});
+  if (eviction == Eviction::first) return emit(L2Hint{".cs", "", ""});
+  directive("#if __CUDA_ARCH__ >= 800");
+  emit(L2Hint{".L2::cache_hint", ".reg .b64 tj_pol; createpolicy.fractional.L2::evict_last.b64 tj_pol, 1.0; ",
+              ", tj_pol"});
+  directive("#else");
+  emit(L2Hint{});
+  directive("#endif");
+}
+
 }  // namespace
 
 int Emitter::vector_width(ir::ValueId ptr, ir::ValueId mask, const Layout& l) const {
@@ -100,16 +123,22 @@ void Emitter::load_op(const ir::Op& op, const Layout& l, const std::string& name
   }
   std::vector<std::string> outs;
   for (int w = 0; w < pk.words; ++w) outs.push_back(fmt::format("\"+{}\"(tj_w{})", pk.constraint, w));
-  std::string instr = fmt::format("ld.global{}.b{}", vector_suffix(pk.words), 8 * pk.word_bytes);
-  if (op.attrs.has_mask) {
-    line(fmt::format(
-        "asm volatile(\"{{ .reg .pred p; setp.ne.b32 p, %{}, 0; @p {} {}, [%{}]; }}\" : {} : \"r\"((int){}[r]), "
-        "\"l\"({}[r]));",
-        pk.words, instr, word_list(0, pk.words), pk.words + 1, fmt::join(outs, ", "), mask, ptr));
-  } else {
-    line(fmt::format("asm volatile(\"{} {}, [%{}];\" : {} : \"l\"({}[r]));", instr, word_list(0, pk.words), pk.words,
-                     fmt::join(outs, ", "), ptr));
-  }
+  with_l2_hint(
+      op.attrs.eviction, [&](const char* d) { out_ += std::string(d) + "\n"; },
+      [&](const L2Hint& hint) {
+        std::string instr =
+            fmt::format("ld.global{}{}.b{}", hint.qualifier, vector_suffix(pk.words), 8 * pk.word_bytes);
+        if (op.attrs.has_mask) {
+          line(
+              fmt::format("asm volatile(\"{{ .reg .pred p; {}setp.ne.b32 p, %{}, 0; @p {} {}, [%{}]{}; }}\" : {} : "
+                          "\"r\"((int){}[r]), \"l\"({}[r]));",
+                          hint.setup, pk.words, instr, word_list(0, pk.words), pk.words + 1, hint.operand,
+                          fmt::join(outs, ", "), mask, ptr));
+        } else {
+          line(fmt::format("asm volatile(\"{{ {}{} {}, [%{}]{}; }}\" : {} : \"l\"({}[r]));", hint.setup, instr,
+                           word_list(0, pk.words), pk.words, hint.operand, fmt::join(outs, ", "), ptr));
+        }
+      });
   for (int w = 0; w < pk.words; ++w)
     for (int e = 0; e < per_word; ++e) {
       std::string bits =
@@ -159,12 +188,17 @@ void Emitter::store_op(const ir::Op& op) {
     }
     ins.push_back(fmt::format("\"{}\"({})", pk.constraint, fmt::join(parts, " | ")));
   }
-  std::string instr = fmt::format("st.global{}.b{}", vector_suffix(pk.words), 8 * pk.word_bytes);
   std::string pred = conds.empty() ? "1" : fmt::format("({})", fmt::join(conds, " && "));
-  line(
-      fmt::format("asm volatile(\"{{ .reg .pred p; setp.ne.b32 p, %0, 0; @p {} [%1], {}; }}\" :: \"r\"((int){}), "
-                  "\"l\"({}[r]), {} : \"memory\");",
-                  instr, word_list(2, pk.words), pred, p, fmt::join(ins, ", ")));
+  with_l2_hint(
+      op.attrs.eviction, [&](const char* d) { out_ += std::string(d) + "\n"; },
+      [&](const L2Hint& hint) {
+        std::string instr =
+            fmt::format("st.global{}{}.b{}", hint.qualifier, vector_suffix(pk.words), 8 * pk.word_bytes);
+        line(
+            fmt::format("asm volatile(\"{{ .reg .pred p; {}setp.ne.b32 p, %0, 0; @p {} [%1], {}{}; }}\" :: "
+                        "\"r\"((int){}), \"l\"({}[r]), {} : \"memory\");",
+                        hint.setup, instr, word_list(2, pk.words), hint.operand, pred, p, fmt::join(ins, ", ")));
+      });
   close();
 }
 

@@ -22,6 +22,21 @@ const char* access_type(int elem_bytes) { return elem_bytes == 8 ? "b64" : elem_
 
 std::string guard(const std::string& pred) { return pred.empty() ? "" : "@" + pred + " "; }
 
+// An L2 eviction hint on a global access: `.cs` (cache streaming, evicted first), or for
+// evict_last a cache-policy operand made by createpolicy (sm_80+, which this generator needs).
+struct L2Hint {
+  std::string qualifier;  // after ld.global / st.global
+  std::string operand;    // after the address
+};
+
+L2Hint l2_hint(Code& code, Eviction eviction) {
+  if (eviction == Eviction::first) return {".cs", ""};
+  if (eviction != Eviction::last) return {};
+  std::string policy = code.reg(RegClass::b64);
+  code.ins(fmt::format("createpolicy.fractional.L2::evict_last.b64 {}, 1.0", policy));
+  return {".L2::cache_hint", ", " + policy};
+}
+
 }  // namespace
 
 std::string Emitter::scalar_load(const ir::Op& op) {
@@ -78,8 +93,9 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
         else if (!pred.empty()) code_.ins(fmt::format("mov.b32 {}, 0", word));
         words.push_back(word);
       }
-      code_.ins(fmt::format("{}ld.global{}.b32 {}, [{}]", guard(pred), vector_suffix(words.size()), word_list(words),
-                            ptr[first]));
+      L2Hint hint = l2_hint(code_, op.attrs.eviction);
+      code_.ins(fmt::format("{}ld.global{}{}.b32 {}, [{}]{}", guard(pred), hint.qualifier, vector_suffix(words.size()),
+                            word_list(words), ptr[first], hint.operand));
       for (int w = 0; w < width / 2; ++w) {
         auto e = first + static_cast<std::size_t>(2 * w);
         out[e] = code_.reg(RegClass::b16);
@@ -96,8 +112,9 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
       else out[e] = code_.reg(c);
       words.push_back(out[e]);
     }
-    code_.ins(fmt::format("{}ld.global{}.{} {}, [{}]", guard(pred), vector_suffix(words.size()), access_type(elem),
-                          word_list(words), ptr[first]));
+    L2Hint hint = l2_hint(code_, op.attrs.eviction);
+    code_.ins(fmt::format("{}ld.global{}{}.{} {}, [{}]{}", guard(pred), hint.qualifier, vector_suffix(words.size()),
+                          access_type(elem), word_list(words), ptr[first], hint.operand));
   }
   return out;
 }
@@ -167,8 +184,9 @@ void Emitter::store_op(const ir::Op& op) {
       for (int k = 0; k < width; ++k) words.push_back(value[first + static_cast<std::size_t>(k)]);
     }
     const char* ty = elem == 2 && width >= 2 ? "b32" : access_type(elem);
-    code_.ins(fmt::format("{}st.global{}.{} [{}], {}", guard(predicate(first)), vector_suffix(words.size()), ty,
-                          ptr[first], word_list(words)));
+    L2Hint hint = l2_hint(code_, op.attrs.eviction);
+    code_.ins(fmt::format("{}st.global{}{}.{} [{}], {}{}", guard(predicate(first)), hint.qualifier,
+                          vector_suffix(words.size()), ty, ptr[first], word_list(words), hint.operand));
   }
 }
 
