@@ -104,11 +104,12 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--min-n", type=int, default=0, help="only shapes with at least this many columns")
     args = ap.parse_args()
     torch.manual_seed(0)
     tj, tr = Tilejit(args.lib), TritonSeedSoftmax()
     compiled = make_compiled_softmax()
-    shapes = QUICK_SHAPES if args.quick else SHAPES
+    shapes = [s for s in (QUICK_SHAPES if args.quick else SHAPES) if s[1] >= args.min_n]
     rows = []
     for dtype in (torch.float32, torch.bfloat16):
         for m, n in shapes:
