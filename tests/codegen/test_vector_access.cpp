@@ -7,9 +7,12 @@
 #include <string>
 
 #include "tilejit/error.h"
+#include "tilejit/kernel.h"
 #include "tilejit/ops/softmax_seed.h"
+#include "tilejit/tl.h"
 
 using namespace tilejit;
+namespace tl = tilejit::tl;
 
 namespace {
 
@@ -86,4 +89,39 @@ TEST_CASE("do_not_specialize keeps a parameter's facts out of the key and the co
                            {.do_not_specialize = {"nope"}});
   };
   CHECK_THROWS_AS(make_bad(), Error);
+}
+
+namespace {
+
+// Each program copies columns [begin, min(begin + chunk, n)) in BLOCK steps: split_row's shape.
+void chunk_copy_kernel(tl::Ptr out, tl::Ptr in, tl::Int n, tl::Int chunk, tl::Constexpr BLOCK) {
+  auto begin = tl::program_id(0) * chunk;
+  auto end = tl::minimum(begin + chunk, n);
+  tl::for_range(begin, end, BLOCK, [&](tl::Int start) {
+    auto cols = start + tl::arange(0, BLOCK);
+    auto mask = cols < end;
+    tl::store(out + cols, tl::load(in + cols, mask), mask);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("a chunk end min(begin + chunk, n) keeps 16-byte accesses when chunk and n are multiples of 16") {
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Constexpr> k("chunk_copy", chunk_copy_kernel,
+                                                                           {"out", "in", "n", "chunk", "BLOCK"});
+  CompileOptions o;
+  o.num_warps = 4;
+  o.arch = "sm_90";
+  o.backend = Backend::cuda;
+  Counts aligned = count_accesses(
+      k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4096, 1024, 512}, o).stage("ptx"));
+  CHECK(aligned.vector_loads > 0);
+  CHECK(aligned.scalar_loads == 0);
+  CHECK(aligned.vector_stores > 0);
+  CHECK(aligned.scalar_stores == 0);
+  // An odd n: the last chunk ends inside a group of four, so no 16-byte access is provable.
+  Counts odd = count_accesses(
+      k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4095, 1024, 512}, o).stage("ptx"));
+  CHECK(odd.vector_loads == 0);
+  CHECK(odd.scalar_loads > 0);
 }
