@@ -52,7 +52,7 @@ void print_meta(const CompiledKernel& k) {
   fmt::print("shared memory {} bytes (dynamic scratch)\n", m.dynamic_shared_bytes);
   fmt::print("time          trace+passes {:.2f} ms, codegen {:.2f} ms, {} {:.2f} ms\n", m.trace_ms, m.codegen_ms,
              m.from_disk_cache    ? "disk cache read"
-             : m.codegen == "ptx" ? "nvJitLink"
+             : m.codegen == "ptx" ? "PTX assembler"
                                   : "nvrtc",
              m.compile_ms);
   fmt::print("compiled      {}\n", m.compile_reason);

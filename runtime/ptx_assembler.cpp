@@ -1,12 +1,24 @@
 #include "runtime/ptx_assembler.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <nvJitLink.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "tilejit/error.h"
+
+extern char** environ;  // the process environment, passed on to ptxas
 
 namespace tilejit::rt {
 namespace {
@@ -60,18 +72,124 @@ std::string read_log(nvJitLinkHandle h, bool errors) {
   return log;
 }
 
+// The toolkit's ptxas program: where the toolkit this tree was built against keeps it, else
+// $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin; empty when none has it.
+std::string find_ptxas() {
+  std::vector<std::string> dirs = {TILEJIT_CUDA_BIN_DIR};
+  for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(env); v && *v) dirs.push_back(std::string(v) + "/bin");
+  dirs.emplace_back("/usr/local/cuda/bin");
+  for (const auto& d : dirs)
+    if (!d.empty() && ::access((d + "/ptxas").c_str(), X_OK) == 0) return d + "/ptxas";
+  return {};
+}
+
+const std::string& ptxas_path() {
+  static const std::string path = find_ptxas();
+  return path;
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// A private scratch directory, removed with everything in it on every path out.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string base = (std::filesystem::temp_directory_path() / "tilejit-ptxas-XXXXXX").string();
+    if (!::mkdtemp(base.data())) throw Error(fmt::format("could not create a directory like {}", base));
+    path_ = base;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// ptxas as a program, in whole-program mode. Its report (-v) and any errors land in one log.
+AssemblerOutput run_ptxas(const std::string& ptx, const std::string& file_name, const std::string& arch,
+                          std::vector<std::string> options) {
+  AssemblerOutput out;
+  out.options = options;
+  std::string joined;
+  for (const auto& o : options) joined += (joined.empty() ? "" : " ") + o;
+  const auto start = std::chrono::steady_clock::now();
+  ScratchDir dir;
+  const auto in = dir.path() / "kernel.ptx", cubin = dir.path() / "kernel.cubin", log = dir.path() / "ptxas.log";
+  {
+    std::ofstream f(in, std::ios::binary);
+    f.write(ptx.data(), static_cast<std::streamsize>(ptx.size()));
+    if (!f) throw Error(fmt::format("could not write {}", in.string()));
+  }
+  std::vector<std::string> args = options;
+  args.insert(args.end(), {in.string(), "-o", cubin.string()});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    throw CompileError(fmt::format("could not run {} for {} ({}): {}", argv[0], file_name, arch, std::strerror(rc)), {},
+                       ptx, joined);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  out.log = read_file(log);
+  while (!out.log.empty() && out.log.back() == '\n') out.log.pop_back();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw CompileError(fmt::format("ptxas could not assemble {} for {} (exit status {})", file_name, arch,
+                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1),
+                       out.log, ptx, joined);
+  std::string bin = read_file(cubin);
+  if (bin.empty())
+    throw CompileError(fmt::format("ptxas wrote no cubin for {} ({})", file_name, arch), out.log, ptx, joined);
+  out.cubin.assign(bin.begin(), bin.end());
+  out.assemble_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out.ptxas = parse_ptxas_info(out.log);
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> ptx_assembler_options(const std::string& arch) {
   if (!is_real_arch(arch))
     throw Error(fmt::format("cannot assemble PTX for '{}': expected an architecture like sm_90 or sm_90a", arch));
-  // -Xptxas=-v: the register and spill report, as NVRTC's --ptxas-options=-v gives.
+  // -v / -Xptxas=-v: the register and spill report, as NVRTC's --ptxas-options=-v gives.
+  if (!ptxas_path().empty()) return {ptxas_path(), "-arch=" + arch, "-lineinfo", "-v"};
   return {"-arch=" + arch, "-lineinfo", "-Xptxas=-v"};
 }
 
+std::string ptx_assembler_name() { return ptxas_path().empty() ? "nvJitLink" : "ptxas"; }
+
+std::string ptx_assembler_version() {
+  static const std::string version = [] {
+    if (ptxas_path().empty()) return "nvJitLink " + nvjitlink_version();
+    // The program's identity without running it: its size and modification time.
+    struct stat st {};
+    if (::stat(ptxas_path().c_str(), &st) != 0) return std::string("ptxas unknown");
+    return fmt::format("ptxas {} bytes, modified {}", st.st_size, static_cast<long long>(st.st_mtime));
+  }();
+  return version;
+}
+
 AssemblerOutput assemble_ptx(const std::string& ptx, const std::string& file_name, const std::string& arch) {
+  std::vector<std::string> options = ptx_assembler_options(arch);
+  if (!ptxas_path().empty()) return run_ptxas(ptx, file_name, arch, std::move(options));
   AssemblerOutput out;
-  out.options = ptx_assembler_options(arch);
+  out.options = std::move(options);
   std::string joined;
   for (const auto& o : out.options) joined += (joined.empty() ? "" : " ") + o;
   const auto start = std::chrono::steady_clock::now();

@@ -62,7 +62,7 @@ const char* backend_name(Backend b);
 /// How CUDA kernels are generated (the CPU backend ignores this).
 enum class GpuCodegen {
   automatic,  ///< TILEJIT_CODEGEN (ptx|cuda) when set, else kDefaultGpuCodegen
-  ptx,        ///< PTX straight from the IR, assembled in process by nvJitLink (no NVRTC); kernels it
+  ptx,        ///< PTX straight from the IR, assembled by ptxas (or nvJitLink in process; no NVRTC); kernels it
               ///< cannot express fall back to cuda, saying why in KernelMetadata::compile_reason
   cuda,       ///< CUDA C compiled by NVRTC
 };
@@ -140,7 +140,7 @@ struct KernelMetadata {
   std::string key;                  ///< the specialization, as the cache sees it
   Backend backend = Backend::cuda;  ///< cuda or cpu, never automatic
   std::string arch;                 ///< CUDA: "sm_90"; CPU: the host target and LLVM version
-  /// CUDA: the generator that produced the binary, "ptx" (nvJitLink) or "cuda" (NVRTC); empty for CPU.
+  /// CUDA: the generator that produced the binary, "ptx" (ptxas/nvJitLink) or "cuda" (NVRTC); empty for CPU.
   std::string codegen;
   int num_warps = 4;
   int num_stages = 1;
@@ -150,12 +150,12 @@ struct KernelMetadata {
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   int stack_frame_bytes = 0;
-  /// compile_ms: NVRTC, nvJitLink or LLVM, or reading the disk entry.
+  /// compile_ms: NVRTC, the PTX assembler or LLVM, or reading the disk entry.
   double trace_ms = 0, codegen_ms = 0, compile_ms = 0;
   /// Why this specialization was compiled: which key component differs from the nearest one
   /// cached (also printed on stderr with TILEJIT_DEBUG=1), and what the disk cache did.
   std::string compile_reason;
-  bool from_disk_cache = false;  ///< the binary was read from the disk cache (NVRTC / nvJitLink skipped)
+  bool from_disk_cache = false;  ///< the binary was read from the disk cache (NVRTC / PTX assembler skipped)
   std::string disk_cache_path;   ///< the disk-cache entry read or written; empty when none
   std::string override_path;     ///< a TILEJIT_OVERRIDE_DIR file used instead of the CUDA C or PTX
 };

@@ -98,7 +98,8 @@ int int_field(const EntryFields& f, const char* name) {
   return ec == std::errc() && ptr == v.data() + v.size() ? out : -1;
 }
 
-// What turns a kernel's generated source into a cubin: NVRTC for CUDA C, nvJitLink for PTX.
+// What turns a kernel's generated source into a cubin: NVRTC for CUDA C, ptxas (or nvJitLink)
+// for PTX.
 struct Toolchain {
   std::string source_stage;  // the stage holding the source: "cuda" or "ptx"
   const char* tool;          // for messages
@@ -112,9 +113,9 @@ Toolchain nvrtc_toolchain(const std::string& arch) {
   return {"cuda", "NVRTC", "nvrtc", version, rt::nvrtc_options(arch)};
 }
 
-Toolchain nvjitlink_toolchain(const std::string& arch) {
-  static const std::string version = rt::nvjitlink_version();
-  return {"ptx", "nvJitLink", "nvjitlink", version, rt::ptx_assembler_options(arch)};
+Toolchain ptx_toolchain(const std::string& arch) {
+  static const std::string name = rt::ptx_assembler_name();
+  return {"ptx", name.c_str(), "ptx_assembler", rt::ptx_assembler_version(), rt::ptx_assembler_options(arch)};
 }
 
 // Whether a decoded entry is exactly this kernel: same full key, same source, usable binary.
@@ -166,7 +167,7 @@ std::string file_stem(const std::string& kernel, const std::string& hex) {
 }
 
 // Disk hit: the toolchain is skipped. Disk miss (or an entry that fails validation): NVRTC or
-// nvJitLink, then the entry is (re)written. Either way metadata says what happened and why.
+// the PTX assembler, then the entry is (re)written. Either way metadata says what happened and why.
 void compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::vector<KeyComponents>& previous,
                         const Toolchain& tc) {
   auto& md = k.metadata;
@@ -320,7 +321,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   std::string fallback_note = fallback.empty() ? "" : "; CUDA C + NVRTC instead of the PTX generator: " + fallback;
 
   if (ov.kind == Override::ptx) {
-    // The driver JIT-compiles the PTX at load; NVRTC, nvJitLink and the disk cache are not involved.
+    // The driver JIT-compiles the PTX at load; NVRTC, the PTX assembler and the disk cache are not involved.
     md.override_path = ov.path;
     k->stages["ptx"] = ov.text;
     k->load_ptx = true;
@@ -334,8 +335,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
     md.override_path = ov.path;
     k->stages["cuda"] = ov.text;
   }
-  compile_gpu_cached(*k, ov, req.previous,
-                     md.codegen == "ptx" ? nvjitlink_toolchain(md.arch) : nvrtc_toolchain(md.arch));
+  compile_gpu_cached(*k, ov, req.previous, md.codegen == "ptx" ? ptx_toolchain(md.arch) : nvrtc_toolchain(md.arch));
   md.compile_reason += fallback_note;
   report_compile(md);
   dump_stages_from_env(*k);

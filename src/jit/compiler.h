@@ -1,5 +1,5 @@
 // The compile pipeline for one specialization: trace, passes, then CUDA C + NVRTC or PTX +
-// nvJitLink for the GPU, or LLVM IR + ORC for the CPU.
+// ptxas (or nvJitLink) for the GPU, or LLVM IR + ORC for the CPU.
 #pragma once
 
 #include <functional>

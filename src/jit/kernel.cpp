@@ -50,7 +50,7 @@ GpuCodegen default_codegen() {
     std::string_view v = env;  // read on every launch: no allocation
     if (v == "ptx") return GpuCodegen::ptx;
     if (v == "cuda") return GpuCodegen::cuda;
-    throw Error(fmt::format("TILEJIT_CODEGEN must be 'ptx' (PTX + nvJitLink) or 'cuda' (CUDA C + NVRTC), got '{}'", v));
+    throw Error(fmt::format("TILEJIT_CODEGEN must be 'ptx' (PTX + ptxas) or 'cuda' (CUDA C + NVRTC), got '{}'", v));
   }
   return kDefaultGpuCodegen;
 }

@@ -1,5 +1,5 @@
-// PTX code generation: one IR function becomes one `.entry` in a PTX module that ptxas
-// (through nvJitLink) assembles directly, without NVRTC. It produces the same results as the
+// PTX code generation: one IR function becomes one `.entry` in a PTX module that ptxas (or
+// nvJitLink) assembles directly, without NVRTC. It produces the same results as the
 // CUDA C generator (src/codegen/cuda), op by op, with the same layouts and vector accesses.
 #pragma once
 
