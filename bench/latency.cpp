@@ -213,7 +213,8 @@ int main(int argc, char** argv) {
     std::vector<double> cold_samples;
     std::optional<KernelMetadata> md_first;
     for (int i = 0; i < 5; ++i) {
-      setenv("TILEJIT_CACHE_DIR", fresh_dir(fmt::format("a{}", i).c_str()).c_str(), 1);
+      const std::string sample_dir = fresh_dir(fmt::format("a{}", i).c_str());
+      setenv("TILEJIT_CACHE_DIR", sample_dir.c_str(), 1);
       ops::SoftmaxPersistent fresh(
           fmt::format("softmax_persistent_cold{}", i), ops::softmax_persistent_kernel,
           {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK_SIZE", "num_stages"});
@@ -222,6 +223,7 @@ int main(int argc, char** argv) {
       cold_samples.push_back(ms(t0, Clock::now()));
       if (cold.metadata().from_disk_cache) throw Error("(a) hit the disk cache");
       if (!md_first) md_first = cold.metadata();
+      fs::remove_all(sample_dir);
     }
     setenv("TILEJIT_CACHE_DIR", dir_a.c_str(), 1);
     std::vector<double> sorted = cold_samples;

@@ -72,6 +72,12 @@ std::string read_log(nvJitLinkHandle h, bool errors) {
   return log;
 }
 
+std::string join(const std::vector<std::string>& options) {
+  std::string joined;
+  for (const auto& o : options) joined += (joined.empty() ? "" : " ") + o;
+  return joined;
+}
+
 // The toolkit's ptxas program: where the toolkit this tree was built against keeps it, else
 // $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin; empty when none has it.
 std::string find_ptxas() {
@@ -119,8 +125,7 @@ AssemblerOutput run_ptxas(const std::string& ptx, const std::string& file_name, 
                           std::vector<std::string> options) {
   AssemblerOutput out;
   out.options = options;
-  std::string joined;
-  for (const auto& o : options) joined += (joined.empty() ? "" : " ") + o;
+  const std::string joined = join(options);
   const auto start = std::chrono::steady_clock::now();
   ScratchDir dir;
   const auto in = dir.path() / "kernel.ptx", cubin = dir.path() / "kernel.cubin", log = dir.path() / "ptxas.log";
@@ -190,8 +195,7 @@ AssemblerOutput assemble_ptx(const std::string& ptx, const std::string& file_nam
   if (!ptxas_path().empty()) return run_ptxas(ptx, file_name, arch, std::move(options));
   AssemblerOutput out;
   out.options = std::move(options);
-  std::string joined;
-  for (const auto& o : out.options) joined += (joined.empty() ? "" : " ") + o;
+  const std::string joined = join(out.options);
   const auto start = std::chrono::steady_clock::now();
 
   std::vector<const char*> argv;

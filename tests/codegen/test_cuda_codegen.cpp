@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "example_kernels.h"
+#include "kernels/loop_reductions_kernel.h"
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
 
 using namespace tilejit;
-namespace tl = tilejit::tl;
 using examples::ExampleKernel;
 
 namespace {
@@ -233,19 +233,6 @@ TEST_CASE("an invalid num_warps is refused before code generation") {
 
 namespace {
 
-void loop_reductions_kernel(tl::Ptr out, tl::Ptr x, tl::Int rows, tl::Constexpr REDUCTIONS, tl::Constexpr BLOCK) {
-  auto offs = tl::arange(0, BLOCK);
-  tl::Tensor total = tl::zeros({}, DType::f32);
-  tl::for_range(0, rows, [&](tl::Int row) {
-    auto v = tl::load(x + row * BLOCK + offs);
-    tl::Tensor step = tl::sum(v, 0);
-    if (REDUCTIONS >= 2) step = step + tl::max(v, 0);
-    if (REDUCTIONS >= 3) step = step + tl::min(v, 0);
-    total = total + step;
-  });
-  tl::store(out, total);
-}
-
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
@@ -255,8 +242,8 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 }  // namespace
 
 TEST_CASE("cross-warp reductions take two scratch buffers in turn: one barrier each, one more for odd loops") {
-  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr, tl::Constexpr> k(
-      "loop_reductions", loop_reductions_kernel, {"out", "x", "rows", "REDUCTIONS", "BLOCK"});
+  static const tilejit_test::LoopReductionsKernel k("loop_reductions", tilejit_test::loop_reductions_kernel,
+                                                    {"out", "x", "rows", "REDUCTIONS", "BLOCK"});
   for (int reductions : {1, 2, 3}) {
     CAPTURE(reductions);
     std::vector<Arg> args{Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, std::int64_t{5},

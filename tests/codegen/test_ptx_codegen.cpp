@@ -10,19 +10,23 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "codegen/ptx_access_counts.h"
 #include "example_kernels.h"
 #include "kernels/vector_add.h"
 #include "runtime/ptx_assembler.h"
+#include "scoped_env.h"
 #include "tilejit/error.h"
 #include "tilejit/ops/softmax_kernels.h"
 #include "tilejit/ops/softmax_seed.h"
 
 using namespace tilejit;
 namespace tl = tilejit::tl;
+
+using tilejit_test::AccessCounts;
+using tilejit_test::count_accesses;
 
 namespace {
 
@@ -38,24 +42,7 @@ CompileOptions ptx_options(int num_warps, const std::string& arch, int num_stage
   return o;
 }
 
-// Sets (or unsets, for nullptr) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using tilejit_test::ScopedEnv;
 
 struct Case {
   std::string name;
@@ -109,20 +96,6 @@ std::vector<Case> all_kernels() {
   return cases;
 }
 
-struct Counts {
-  int vector_loads = 0, scalar_loads = 0, vector_stores = 0, scalar_stores = 0;
-};
-
-Counts count_accesses(const std::string& ptx) {
-  Counts c;
-  static const std::regex load(R"(ld\.global(\.v[24])?\.(b|f|u|s)\d+)"), store(R"(st\.global(\.v[24])?\.(b|f|u|s)\d+)");
-  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), load); it != std::sregex_iterator(); ++it)
-    ((*it)[1].matched ? c.vector_loads : c.scalar_loads)++;
-  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), store); it != std::sregex_iterator(); ++it)
-    ((*it)[1].matched ? c.vector_stores : c.scalar_stores)++;
-  return c;
-}
-
 const CompiledKernel& compile_seed(std::uint64_t out, std::uint64_t in, std::int64_t cols, DType t = DType::f32) {
   return ops::softmax_simple().compile({Pointer{out, t}, Pointer{in, t}, cols, cols, cols, 1024},
                                        ptx_options(4, "sm_90"));
@@ -157,7 +130,7 @@ TEST_CASE("every example and library kernel assembles from generated PTX for sm_
 
 TEST_CASE("PTX path: aligned pointers and widths divisible by 16 give v4 loads and stores") {
   const auto& k = compile_seed(0x10000, 0x20000, 1024);
-  Counts c = count_accesses(k.stage("ptx"));
+  AccessCounts c = count_accesses(k.stage("ptx"));
   CHECK(c.vector_loads > 0);
   CHECK(c.vector_stores > 0);
   CHECK(c.scalar_loads == 0);
@@ -168,7 +141,7 @@ TEST_CASE("PTX path: aligned pointers and widths divisible by 16 give v4 loads a
 
 TEST_CASE("PTX path: a pointer one element off 16 bytes gives scalar accesses for it") {
   const auto& k = compile_seed(0x10000, 0x20004, 1024);
-  Counts c = count_accesses(k.stage("ptx"));
+  AccessCounts c = count_accesses(k.stage("ptx"));
   CHECK(c.vector_loads == 0);
   CHECK(c.scalar_loads > 0);
   CHECK(c.vector_stores > 0);
@@ -176,7 +149,7 @@ TEST_CASE("PTX path: a pointer one element off 16 bytes gives scalar accesses fo
 
 TEST_CASE("PTX path: an odd row width gives scalar (predicated) accesses") {
   const auto& k = compile_seed(0x10000, 0x20000, 1001);
-  Counts c = count_accesses(k.stage("ptx"));
+  AccessCounts c = count_accesses(k.stage("ptx"));
   CHECK(c.vector_loads == 0);
   CHECK(c.vector_stores == 0);
   CHECK(c.scalar_loads > 0);

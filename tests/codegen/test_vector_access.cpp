@@ -3,9 +3,9 @@
 // whose masks change inside a group of four, gives scalar accesses. No GPU needed.
 #include <doctest/doctest.h>
 
-#include <regex>
 #include <string>
 
+#include "codegen/ptx_access_counts.h"
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
 #include "tilejit/ops/softmax_seed.h"
@@ -14,21 +14,10 @@
 using namespace tilejit;
 namespace tl = tilejit::tl;
 
+using tilejit_test::AccessCounts;
+using tilejit_test::count_accesses;
+
 namespace {
-
-struct Counts {
-  int vector_loads = 0, scalar_loads = 0, vector_stores = 0, scalar_stores = 0;
-};
-
-Counts count_accesses(const std::string& ptx) {
-  Counts c;
-  static const std::regex load(R"(ld\.global(\.v[24])?\.(b|f|u|s)\d+)"), store(R"(st\.global(\.v[24])?\.(b|f|u|s)\d+)");
-  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), load); it != std::sregex_iterator(); ++it)
-    ((*it)[1].matched ? c.vector_loads : c.scalar_loads)++;
-  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), store); it != std::sregex_iterator(); ++it)
-    ((*it)[1].matched ? c.vector_stores : c.scalar_stores)++;
-  return c;
-}
 
 const CompiledKernel& compile_seed(std::uint64_t out, std::uint64_t in, std::int64_t cols, DType t = DType::f32) {
   CompileOptions o;
@@ -42,7 +31,7 @@ const CompiledKernel& compile_seed(std::uint64_t out, std::uint64_t in, std::int
 
 TEST_CASE("aligned pointers and widths divisible by 16 give v4 loads and stores") {
   const auto& k = compile_seed(0x10000, 0x20000, 1024);
-  Counts c = count_accesses(k.stage("ptx"));
+  AccessCounts c = count_accesses(k.stage("ptx"));
   CHECK(c.vector_loads > 0);
   CHECK(c.vector_stores > 0);
   CHECK(c.scalar_loads == 0);
@@ -53,7 +42,7 @@ TEST_CASE("aligned pointers and widths divisible by 16 give v4 loads and stores"
 
 TEST_CASE("a pointer one element off 16 bytes gives scalar accesses for it") {
   const auto& k = compile_seed(0x10000, 0x20004, 1024);  // input misaligned, output aligned
-  Counts c = count_accesses(k.stage("ptx"));
+  AccessCounts c = count_accesses(k.stage("ptx"));
   CHECK(c.vector_loads == 0);
   CHECK(c.scalar_loads > 0);
   CHECK(c.vector_stores > 0);
@@ -62,7 +51,7 @@ TEST_CASE("a pointer one element off 16 bytes gives scalar accesses for it") {
 
 TEST_CASE("an odd row width gives scalar (predicated) accesses") {
   const auto& k = compile_seed(0x10000, 0x20000, 1001);
-  Counts c = count_accesses(k.stage("ptx"));
+  AccessCounts c = count_accesses(k.stage("ptx"));
   CHECK(c.vector_loads == 0);
   CHECK(c.vector_stores == 0);
   CHECK(c.scalar_loads > 0);
@@ -113,14 +102,14 @@ TEST_CASE("a chunk end min(begin + chunk, n) keeps 16-byte accesses when chunk a
   o.num_warps = 4;
   o.arch = "sm_90";
   o.backend = Backend::cuda;
-  Counts aligned = count_accesses(
+  AccessCounts aligned = count_accesses(
       k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4096, 1024, 512}, o).stage("ptx"));
   CHECK(aligned.vector_loads > 0);
   CHECK(aligned.scalar_loads == 0);
   CHECK(aligned.vector_stores > 0);
   CHECK(aligned.scalar_stores == 0);
   // An odd n: the last chunk ends inside a group of four, so no 16-byte access is provable.
-  Counts odd = count_accesses(
+  AccessCounts odd = count_accesses(
       k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4095, 1024, 512}, o).stage("ptx"));
   CHECK(odd.vector_loads == 0);
   CHECK(odd.scalar_loads > 0);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "scoped_env.h"
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
 
@@ -51,26 +52,8 @@ inline void write_file(const fs::path& p, const std::string& text) {
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
-/// Sets (or unsets, for nullptr) an environment variable for one scope, then restores it.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) saved_ = old, had_ = true;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ScopedEnv(const char* name, const std::string& value) : ScopedEnv(name, value.c_str()) {}
-  ~ScopedEnv() {
-    if (had_) setenv(name_.c_str(), saved_.c_str(), 1);
-    else unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_, saved_;
-  bool had_ = false;
-};
+/// Sets (or unsets, for nullptr) an environment variable for one scope, then restores it (scoped_env.h).
+using tilejit_test::ScopedEnv;
 
 /// A fresh directory under the system's temporary directory, removed at scope exit.
 class TempDir {

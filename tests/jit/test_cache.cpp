@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "scoped_env.h"
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
@@ -46,12 +47,7 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-// Sets an environment variable for the scope of one test.
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const std::string& n, const std::string& value) : name(n) { setenv(n.c_str(), value.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
-};
+using tilejit_test::ScopedEnv;
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernel_test.h"
+#include "kernels/loop_reductions_kernel.h"
 
 using namespace tilejit;
 using namespace tilejit::testing;
@@ -337,28 +338,9 @@ TEST_CASE("exp and exp2 over the whole float range: overflow, subnormal results,
   }
 }
 
-namespace {
-
-// REDUCTIONS (1 to 3) reductions per iteration, each across all warps: the scratch buffers they
-// take in turn must not be overwritten while another warp still reads them.
-void loop_reductions_kernel(tl::Ptr out, tl::Ptr x, tl::Int rows, tl::Constexpr REDUCTIONS, tl::Constexpr BLOCK) {
-  auto offs = tl::arange(0, BLOCK);
-  tl::Tensor total = tl::zeros({}, DType::f32);
-  tl::for_range(0, rows, [&](tl::Int row) {
-    auto v = tl::load(x + row * BLOCK + offs);
-    tl::Tensor step = tl::sum(v, 0);
-    if (REDUCTIONS >= 2) step = step + tl::max(v, 0) * 1000;
-    if (REDUCTIONS >= 3) step = step + tl::min(v, 0) * 1000000;
-    total = total + step;
-    tl::store(out + 1 + row, step);
-  });
-  tl::store(out, total);
-}
-
-}  // namespace
-
 TEST_CASE("loops with one, two or three cross-warp reductions per iteration") {
-  static const Kernel k("loop_reductions", loop_reductions_kernel, {"out", "x", "rows", "REDUCTIONS", "BLOCK"});
+  static const tilejit_test::LoopReductionsKernel k("loop_reductions", tilejit_test::loop_reductions_kernel,
+                                                    {"out", "x", "rows", "REDUCTIONS", "BLOCK"});
   const int block = 1024, rows = 9;
   // Small integers: every partial sum is exact in f32, so the result does not depend on order.
   std::vector<float> host(static_cast<std::size_t>(rows * block));
