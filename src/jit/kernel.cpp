@@ -147,8 +147,7 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
                      : options.arch.empty()  ? rt::target_arch()
                                              : options.arch;
   const std::size_t n = args.size();
-  const std::uint64_t h = jit::hash_facts(facts, n, options.num_warps, options.num_stages, backend, arch) ^
-                          (static_cast<std::uint64_t>(codegen) * 0x9e3779b97f4a7c15ull);
+  const std::uint64_t h = jit::hash_facts(facts, n, options.num_warps, options.num_stages, backend, codegen, arch);
   auto hit = [&](const FastEntry* e) {
     return e && e->matches(h, facts, n, options.num_warps, options.num_stages, backend, codegen, arch);
   };

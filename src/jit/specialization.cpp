@@ -131,7 +131,7 @@ std::string specialization_key(const KernelSignature& sig, const std::vector<Bou
 }
 
 std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, int num_stages, Backend backend,
-                         std::string_view arch) {
+                         GpuCodegen codegen, std::string_view arch) {
   std::uint64_t h = 1469598103934665603ull;
   auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
   for (std::size_t i = 0; i < n; ++i) {
@@ -144,6 +144,7 @@ std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, in
   mix(static_cast<std::uint64_t>(num_warps));
   mix(static_cast<std::uint64_t>(num_stages));
   mix(static_cast<std::uint64_t>(backend));
+  mix(static_cast<std::uint64_t>(codegen));
   return h ^ std::hash<std::string_view>{}(arch);
 }
 

@@ -72,7 +72,7 @@ std::string specialization_key(const KernelSignature& sig, const std::vector<Bou
 
 /// A 64-bit hash of a launch's facts and resolved options, for the memory cache's fast lookup.
 std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, int num_stages, Backend backend,
-                         std::string_view arch);
+                         GpuCodegen codegen, std::string_view arch);
 
 /// 64-bit FNV-1a, for entry names derived from keys.
 std::uint64_t fnv1a(std::string_view text);
