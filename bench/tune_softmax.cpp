@@ -4,7 +4,8 @@
 // its time, the built-in table's choice and time, and a device copy of the same bytes
 // (all CUDA events, L2 flushed, median).
 //
-//   TILEJIT_CACHE_DIR=DIR bench-tune-softmax [--out FILE.md] [--min-cols N]   (the tuned file lands in DIR)
+//   TILEJIT_CACHE_DIR=DIR bench-tune-softmax [--out FILE.md] [--min-cols N] [--max-cols N]
+//   (the tuned file lands in DIR; --min-cols / --max-cols keep only shapes of that width)
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -22,10 +23,11 @@ using namespace tilejit;
 
 int main(int argc, char** argv) {
   std::string out_path;
-  std::int64_t min_cols = 0;  // --min-cols N: only shapes at least that wide
+  std::int64_t min_cols = 0, max_cols = INT64_MAX;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) == "--out") out_path = argv[i + 1];
     if (std::string(argv[i]) == "--min-cols") min_cols = std::stoll(argv[i + 1]);
+    if (std::string(argv[i]) == "--max-cols") max_cols = std::stoll(argv[i + 1]);
   }
   if (!has_gpu()) {
     fmt::print("bench-tune-softmax: no GPU, nothing tuned\n");
@@ -40,7 +42,7 @@ int main(int argc, char** argv) {
   md += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (DType t : {DType::f32, DType::bf16}) {
     for (auto [rows, cols] : shapes) {
-      if (cols < min_cols) continue;
+      if (cols < min_cols || cols > max_cols) continue;
       const auto n = static_cast<std::size_t>(rows * cols);
       Buffer in(t, n), out(t, n);
       in.fill_bytes(0x3c);  // finite values; timing does not depend on them

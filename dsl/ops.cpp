@@ -2,6 +2,8 @@
 // promotion and broadcasting, and records IR.
 #include <fmt/format.h>
 
+#include <numbers>
+
 #include "dsl/semantics.h"
 #include "dsl/tracer.h"
 #include "tilejit/error.h"
@@ -75,13 +77,19 @@ Tensor compare(OpKind kind, const char* symbol, const Operand& a, const Operand&
   return checked_arithmetic(kind, symbol, a, b);
 }
 
-Tensor float_math(OpKind kind, const char* name, const Operand& x) {
-  Tracer& tr = tracer(x);
+// The value of x, which must be floating point for `name`.
+int float_operand(Tracer& tr, const char* name, const Operand& x) {
   int v = detail::value_of(tr, x);
   if (!tr.type(v).is_float())
     throw UserError(fmt::format("{} needs a floating-point operand, got {}; convert it first with .to(DType::f32)",
                                 name, describe(tr, v)),
                     x.loc());
+  return v;
+}
+
+Tensor float_math(OpKind kind, const char* name, const Operand& x) {
+  Tracer& tr = tracer(x);
+  int v = float_operand(tr, name, x);
   return tr.make(tr.at(x.loc()).unary(kind, v));
 }
 
@@ -213,6 +221,12 @@ Tensor maximum(const Operand& a, const Operand& b) { return checked_arithmetic(O
 Tensor minimum(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::minimum, "minimum", a, b); }
 Tensor exp(const Operand& x) { return float_math(OpKind::exp, "exp", x); }
 Tensor exp2(const Operand& x) { return float_math(OpKind::exp2, "exp2", x); }
+Tensor exp_fast(const Operand& x) {
+  Tracer& tr = tracer(x);
+  float_operand(tr, "exp_fast", x);
+  // Both steps carry the caller's source line, not this file's.
+  return float_math(OpKind::exp2, "exp_fast", Operand(x * Operand(std::numbers::log2e, x.loc()), x.loc()));
+}
 Tensor log(const Operand& x) { return float_math(OpKind::log, "log", x); }
 Tensor log2(const Operand& x) { return float_math(OpKind::log2, "log2", x); }
 Tensor sqrt(const Operand& x) { return float_math(OpKind::sqrt, "sqrt", x); }

@@ -4,7 +4,8 @@
 // reports time and bandwidth next to a copy of the same bytes (device-to-device, or memcpy).
 // The seed kernels are always compiled for CUDA too, so their PTX is written even without a GPU.
 //   tilejit-softmax --rows 4096 --cols 4096 [--kernel op|seed|simple|persistent] [--dtype f32|f16|bf16]
-//                   [--log] [--strategy NAME --block N --warps N --stages N --rows-per-program N --splits N]
+//                   [--log] [--strategy NAME --block N --warps N --stages N --rows-per-program N --splits N
+//                   --grid persistent|per_row]
 //                   [--tune] [--dump ptx|cuda|ir] [--backend cuda|cpu] [--threads N] [--reps N]
 #include <fmt/format.h>
 
@@ -109,6 +110,8 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
     c.num_stages = static_cast<int>(args.integer("stages"));
     c.rows_per_program = args.integer("rows-per-program");
     c.splits = args.integer("splits");
+    if (!ops::parse_grid(args.str("grid"), c.grid))
+      throw Error(fmt::format("unknown --grid '{}' (persistent or per_row)", args.str("grid")));
     o.config = c;
   }
   return o;
@@ -257,6 +260,7 @@ int main(int argc, char** argv) {
                             {"block", "0"},
                             {"rows-per-program", "1"},
                             {"splits", "1"},
+                            {"grid", "persistent"},
                             {"strategy", ""},
                             {"reps", "100"},
                             {"seed", "1"},

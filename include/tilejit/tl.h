@@ -174,6 +174,11 @@ Tensor maximum(const Operand& a, const Operand& b);  // NaN-propagating, like to
 Tensor minimum(const Operand& a, const Operand& b);
 Tensor exp(const Operand& x);
 Tensor exp2(const Operand& x);
+/// e^x computed as exp2(x * log2(e)): on the GPU a multiply and ex2.approx, against expf's
+/// eight-instruction sequence. Rounding x * log2(e) adds a relative error of about |x| * 2^-24
+/// (1e-6 at |x| = 16), so it suits arguments of moderate size such as softmax's x - max, where
+/// large |x| only gives values too small to matter beside the row's largest.
+Tensor exp_fast(const Operand& x);
 Tensor log(const Operand& x);
 Tensor log2(const Operand& x);
 Tensor sqrt(const Operand& x);

@@ -16,7 +16,7 @@ namespace tilejit::ops {
 const SoftmaxRows2dKernel& softmax_rows_2d_op() {
   static const SoftmaxRows2dKernel k(
       "softmax_rows_2d_op", softmax_rows_2d_op_kernel,
-      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "ROWS", "BLOCK_COLS", "LOG", "WIDE"});
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "ROWS", "BLOCK_COLS", "LOG", "WIDE", "NUM_STAGES"});
   return k;
 }
 
@@ -68,11 +68,29 @@ bool parse_strategy(std::string_view name, SoftmaxStrategy& out) {
   return false;
 }
 
+const char* grid_name(SoftmaxGrid g) {
+  switch (g) {
+    case SoftmaxGrid::persistent: return "persistent";
+    case SoftmaxGrid::per_row: return "per_row";
+  }
+  return "?";
+}
+
+bool parse_grid(std::string_view name, SoftmaxGrid& out) {
+  for (auto g : {SoftmaxGrid::persistent, SoftmaxGrid::per_row})
+    if (name == grid_name(g)) {
+      out = g;
+      return true;
+    }
+  return false;
+}
+
 std::string describe(const SoftmaxConfig& c) {
   std::string s = fmt::format("{} BLOCK={} warps={}", strategy_name(c.strategy), c.block, c.num_warps);
   if (c.num_stages != 1) s += fmt::format(" stages={}", c.num_stages);
   if (c.strategy == SoftmaxStrategy::rows_2d) s += fmt::format(" rows/program={}", c.rows_per_program);
   if (c.strategy == SoftmaxStrategy::split_row) s += fmt::format(" splits={}", c.splits);
+  if (c.grid != SoftmaxGrid::persistent) s += fmt::format(" grid={}", grid_name(c.grid));
   return s;
 }
 

@@ -27,7 +27,9 @@ namespace tilejit::ops {
 
 namespace {
 
-constexpr const char* kHeader = "tilejit-softmax-autotune v1";
+constexpr const char* kHeader = "tilejit-softmax-autotune v2";
+// v1 files (no grid word: every configuration persistent) still read.
+constexpr const char* kHeaderV1 = "tilejit-softmax-autotune v1";
 
 using BandKey = std::tuple<int, int, int>;  // element bytes, rows band, N band
 using Table = std::map<BandKey, SoftmaxConfig>;
@@ -86,12 +88,14 @@ bool number(std::string_view w, T& out) {
 Table parse_table(std::string_view text) {
   Table t;
   bool header = true;
+  std::size_t words_per_line = 11;
   while (!text.empty()) {
     std::size_t eol = text.find('\n');
     std::string_view line = text.substr(0, eol);
     text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
     if (header) {
-      if (line != kHeader) return {};
+      if (line == kHeaderV1) words_per_line = 10;
+      else if (line != kHeader) return {};
       header = false;
       continue;
     }
@@ -99,11 +103,12 @@ Table parse_table(std::string_view text) {
     auto w = words(line);
     int bytes, rows_band, n_band;
     SoftmaxConfig c;
-    if (w.size() != 10 || !number(w[0], bytes) || !number(w[1], rows_band) || !number(w[2], n_band) || w[3] != ":" ||
-        !parse_strategy(w[4], c.strategy) || c.strategy == SoftmaxStrategy::automatic || !number(w[5], c.block) ||
-        !number(w[6], c.num_warps) || !number(w[7], c.num_stages) || !number(w[8], c.rows_per_program) ||
-        !number(w[9], c.splits) || n_band < 0)
+    if (w.size() != words_per_line || !number(w[0], bytes) || !number(w[1], rows_band) || !number(w[2], n_band) ||
+        w[3] != ":" || !parse_strategy(w[4], c.strategy) || c.strategy == SoftmaxStrategy::automatic ||
+        !number(w[5], c.block) || !number(w[6], c.num_warps) || !number(w[7], c.num_stages) ||
+        !number(w[8], c.rows_per_program) || !number(w[9], c.splits) || n_band < 0)
       return {};
+    if (words_per_line == 11 && !parse_grid(w[10], c.grid)) return {};
     // Band n holds sizes up to 2^n: the band's widest row must fit the configuration.
     if (!detail::config_fits(c, 1, std::int64_t{1} << std::min(n_band, 30))) return {};
     t[{bytes, rows_band, n_band}] = c;
@@ -126,10 +131,12 @@ void write_table(const std::string& path, const Table& t, const std::string& dev
   {
     std::ofstream f(tmp, std::ios::trunc);
     f << kHeader << "\n# device: " << device << "\n";
-    f << "# <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits>\n";
+    f << "# <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> "
+         "<grid>\n";
     for (const auto& [k, c] : t)
-      f << fmt::format("{} {} {} : {} {} {} {} {} {}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
-                       strategy_name(c.strategy), c.block, c.num_warps, c.num_stages, c.rows_per_program, c.splits);
+      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
+                       strategy_name(c.strategy), c.block, c.num_warps, c.num_stages, c.rows_per_program, c.splits,
+                       grid_name(c.grid));
     if (!f) throw Error(fmt::format("softmax autotune: cannot write {}", tmp));
   }
   std::filesystem::rename(tmp, p);
@@ -231,14 +238,22 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
   };
   // Elements per thread per block between 2 and 64: fewer wastes lanes, more spills.
   auto warps_ok = [](std::int64_t elements, int w) { return elements >= 64 * w && elements <= 2048 * w; };
+  // Persistent grids with and without the next row's loads in flight, and one program per row
+  // (stages do not matter there: each program runs one step).
+  constexpr auto persistent = SoftmaxGrid::persistent, per_row = SoftmaxGrid::per_row;
   if (width <= 4096)
     for (std::int64_t r = 1; r * width <= 16384 && r <= 256; r *= 2)
       for (int w : {1, 2, 4, 8})
-        if (warps_ok(r * width, w)) add({SoftmaxStrategy::rows_2d, width, w, 1, r, 1});
+        if (warps_ok(r * width, w)) {
+          for (int s : {1, 2}) add({SoftmaxStrategy::rows_2d, width, w, s, r, 1, persistent});
+          add({SoftmaxStrategy::rows_2d, width, w, 1, r, 1, per_row});
+        }
   if (width <= 32768)
     for (int w : {4, 8, 16})
-      for (int s : {1, 2})
-        if (warps_ok(width, w)) add({SoftmaxStrategy::row_in_registers, width, w, s, 1, 1});
+      if (warps_ok(width, w)) {
+        for (int s : {1, 2}) add({SoftmaxStrategy::row_in_registers, width, w, s, 1, 1, persistent});
+        add({SoftmaxStrategy::row_in_registers, width, w, 1, 1, 1, per_row});
+      }
   if (cols > 1024)
     for (std::int64_t b : {1024, 2048, 4096, 8192})
       for (int w : {4, 8, 16})

@@ -46,13 +46,15 @@ Workspaces& workspaces() {
   return *w;
 }
 
-// Launches a grid-stride kernel over `work` items: a persistent grid on CUDA (sized from
-// occupancy, at most `max_programs` when > 0), one program per item on the CPU.
-void launch_over(const CompiledKernel& k, std::int64_t work, const std::vector<Arg>& args, StreamHandle stream,
-                 int cpu_threads, std::uint64_t max_programs = 0) {
+// Launches a grid-stride kernel over `work` items: on CUDA a persistent grid (sized from
+// occupancy, at most `max_programs` when > 0) or, for SoftmaxGrid::per_row, one program per
+// item; always one program per item on the CPU.
+void launch_over(const CompiledKernel& k, SoftmaxGrid kind, std::int64_t work, const std::vector<Arg>& args,
+                 StreamHandle stream, int cpu_threads, std::uint64_t max_programs = 0) {
   auto n = static_cast<std::uint64_t>(work);
-  std::uint64_t programs = k.metadata().backend == Backend::cpu ? n : persistent_grid(k, n);
-  if (max_programs > 0 && k.metadata().backend == Backend::cuda) programs = std::min(programs, max_programs);
+  bool persistent = k.metadata().backend == Backend::cuda && kind == SoftmaxGrid::persistent;
+  std::uint64_t programs = persistent ? persistent_grid(k, n) : n;
+  if (max_programs > 0 && persistent) programs = std::min(programs, max_programs);
   Grid grid(programs);
   LaunchOptions launch;
   launch.stream = stream;
@@ -86,7 +88,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   // With `compile_only`, every kernel the launch would use is compiled and collected instead.
   auto over = [&](const CompiledKernel& k, std::int64_t work, const std::vector<Arg>& args, std::uint64_t cap = 0) {
     if (compile_only) compile_only->push_back(&k);
-    else launch_over(k, work, args, stream, cpu_threads, cap);
+    else launch_over(k, c.grid, work, args, stream, cpu_threads, cap);
   };
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
@@ -94,7 +96,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   switch (c.strategy) {
     case SoftmaxStrategy::rows_2d: {
       std::vector<Arg> args{p.out,   p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.rows_per_program,
-                            c.block, log,  wide};
+                            c.block, log,  wide,        c.num_stages};
       over(softmax_rows_2d_op().compile(args, options), cdiv(p.rows, c.rows_per_program), args);
       return;
     }

@@ -83,8 +83,10 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
   if (width <= kMaxRegisterRow) {
     c.strategy = SoftmaxStrategy::row_in_registers;
     c.block = width;
-    c.num_warps = seed_config(width, elem_bytes).num_warps;  // the seed kernel's choice
-    c.num_stages = 2;
+    SeedConfig seed = seed_config(width, elem_bytes);  // the seed kernel's measured choice
+    c.num_warps = seed.num_warps;
+    c.num_stages = seed.num_stages;
+    c.grid = seed.one_row_per_program ? SoftmaxGrid::per_row : SoftmaxGrid::persistent;
     return c;
   }
   if (rows >= 2 * static_cast<std::int64_t>(parallel) || rows > 65535) {
@@ -131,6 +133,7 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
       break;
     case SoftmaxStrategy::online: break;
     case SoftmaxStrategy::split_row:
+      if (c.grid != SoftmaxGrid::persistent) fail("split_row launches one program per (chunk, row) already");
       if (c.splits < 1 || c.splits > 4096) fail("splits must be 1 to 4096");
       if (rows > 65535) fail("split_row takes at most 65535 rows (the grid's y extent)");
       break;

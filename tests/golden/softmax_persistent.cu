@@ -46,17 +46,17 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
   constexpr int tj_reduction_buffer_bytes = 16;
-#line 32 "softmax_seed.h"
+#line 34 "softmax_seed.h"
   const int v6 = (int)blockIdx.x;
-#line 33 "softmax_seed.h"
+#line 35 "softmax_seed.h"
   const int v7 = (int)gridDim.x;
-#line 37 "softmax_seed.h"
+#line 39 "softmax_seed.h"
   int const v11 = (v6 * v2);
   float* const v12 = (v1 + v11);
   float const v15 = __int_as_float(0xff800000);
-#line 34 "softmax_seed.h"
+#line 36 "softmax_seed.h"
   bool const v17 = (v6 < v4);
-#line 37 "softmax_seed.h"
+#line 39 "softmax_seed.h"
   float* v13_1[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v13_1[r] = v12;
@@ -88,7 +88,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v19_3[r]), "l"(v14_0[r]));
     v20[r + 0] = __uint_as_float(tj_w0);
   }
-#line 34 "softmax_seed.h"
+#line 36 "softmax_seed.h"
   float v23[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v23[r] = v20[r];
@@ -96,7 +96,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
   for (int v22 = v6; v22 < v4; v22 += v7) {
     int const v24 = (v22 + v7);
     bool const v25 = (v24 < v4);
-#line 37 "softmax_seed.h"
+#line 39 "softmax_seed.h"
     int const v26 = (v24 * v2);
     float* const v27 = (v1 + v26);
     float* v28_9[8];
@@ -118,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v31_10[r]), "l"(v29_8[r]));
       v32[r + 0] = __uint_as_float(tj_w0);
     }
-#line 38 "softmax_seed.h"
+#line 40 "softmax_seed.h"
     float v33_acc_12[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
@@ -156,69 +156,76 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     float v35[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) v35[r] = (v23[r] - v34_13[r]);
-#line 39 "softmax_seed.h"
-    float v36[8];
+#line 41 "softmax_seed.h"
+    float const v36 = 1.44269502f;
+    float v37_14[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v36[r] = expf(v35[r]);
-#line 40 "softmax_seed.h"
-    float v37_acc_14[8];
+    for (int r = 0; r < 8; ++r) v37_14[r] = v36;
+    float v38[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v38[r] = (v35[r] * v37_14[r]);
+    float v39[8];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) v39[r] = exp2f(v38[r]);
+#line 42 "softmax_seed.h"
+    float v40_acc_15[8];
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v37_acc_14[r] = v36[r];
+      v40_acc_15[r] = v39[r];
       #pragma unroll
-      for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v37_acc_14[r] = v37_acc_14[r] + v36[r | k];
+      for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v40_acc_15[r] = v40_acc_15[r] + v39[r | k];
     }
     #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 1);
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v40_acc_15[r] = v40_acc_15[r] + __shfl_xor_sync(0xffffffffu, v40_acc_15[r], 1);
     #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 2);
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v40_acc_15[r] = v40_acc_15[r] + __shfl_xor_sync(0xffffffffu, v40_acc_15[r], 2);
     #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 4);
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v40_acc_15[r] = v40_acc_15[r] + __shfl_xor_sync(0xffffffffu, v40_acc_15[r], 4);
     #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 8);
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v40_acc_15[r] = v40_acc_15[r] + __shfl_xor_sync(0xffffffffu, v40_acc_15[r], 8);
     #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v37_acc_14[r] = v37_acc_14[r] + __shfl_xor_sync(0xffffffffu, v37_acc_14[r], 16);
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v40_acc_15[r] = v40_acc_15[r] + __shfl_xor_sync(0xffffffffu, v40_acc_15[r], 16);
      {
       float* tj_red = reinterpret_cast<float*>((tj_smem + tj_reduction_buffer_bytes));
       const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
       #pragma unroll
-      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v37_acc_14[r];
+      for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v40_acc_15[r];
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-        v37_acc_14[r] = tj_red[0];
+        v40_acc_15[r] = tj_red[0];
         #pragma unroll
-        for (int s = 1; s < 4; ++s) v37_acc_14[r] = v37_acc_14[r] + tj_red[s * 1 + 0];
+        for (int s = 1; s < 4; ++s) v40_acc_15[r] = v40_acc_15[r] + tj_red[s * 1 + 0];
       }
     }
-    float const v37 = v37_acc_14[0];
-#line 41 "softmax_seed.h"
-    float v39[8];
-    const float tj_rcp_15 = __frcp_rn(v37);
-    if (fabsf(v37) <= 8.50705917e37f && fabsf(v37) >= 1.17549435e-38f) {
+    float const v40 = v40_acc_15[0];
+#line 43 "softmax_seed.h"
+    float v42[8];
+    const float tj_rcp_16 = __frcp_rn(v40);
+    if (fabsf(v40) <= 8.50705917e37f && fabsf(v40) >= 1.17549435e-38f) {
       #pragma unroll
-      for (int r = 0; r < 8; ++r) v39[r] = v36[r] * tj_rcp_15;
+      for (int r = 0; r < 8; ++r) v42[r] = v39[r] * tj_rcp_16;
     } else {
       #pragma unroll
-      for (int r = 0; r < 8; ++r) v39[r] = v36[r] / v37;
+      for (int r = 0; r < 8; ++r) v42[r] = v39[r] / v40;
     }
-    int const v40 = (v22 * v3);
-    float* const v41 = (v0 + v40);
-    float* v42_17[8];
+    int const v43 = (v22 * v3);
+    float* const v44 = (v0 + v43);
+    float* v45_18[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v42_17[r] = v41;
-    float* v43_16[8];
+    for (int r = 0; r < 8; ++r) v45_18[r] = v44;
+    float* v46_17[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v43_16[r] = (v42_17[r] + v8_2[r]);
+    for (int r = 0; r < 8; ++r) v46_17[r] = (v45_18[r] + v8_2[r]);
     #pragma unroll
     for (int r = 0; r < 8; r += 1) {
-      asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" :: "r"((int)(v10_4[r])), "l"(v43_16[r]), "r"((unsigned)(__float_as_uint(v39[r + 0]))) : "memory");
+      asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" :: "r"((int)(v10_4[r])), "l"(v46_17[r]), "r"((unsigned)(__float_as_uint(v42[r + 0]))) : "memory");
     }
-#line 34 "softmax_seed.h"
-    float v23_next_18[8];
+#line 36 "softmax_seed.h"
+    float v23_next_19[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v23_next_18[r] = v32[r];
+    for (int r = 0; r < 8; ++r) v23_next_19[r] = v32[r];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v23[r] = v23_next_18[r];
+    for (int r = 0; r < 8; ++r) v23[r] = v23_next_19[r];
   }
 }

@@ -46,9 +46,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
   constexpr int tj_reduction_buffer_bytes = 16;
-#line 19 "softmax_seed.h"
+#line 21 "softmax_seed.h"
   const int v5 = (int)blockIdx.x;
-#line 22 "softmax_seed.h"
+#line 24 "softmax_seed.h"
   int const v9 = (v5 * v2);
   float* const v10 = (v1 + v9);
   float const v13 = __int_as_float(0xff800000);
@@ -77,7 +77,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
     asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v8_3[r]), "l"(v12_0[r]));
     v15[r + 0] = __uint_as_float(tj_w0);
   }
-#line 23 "softmax_seed.h"
+#line 25 "softmax_seed.h"
   float v16_acc_6[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
@@ -115,62 +115,69 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   float v18[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v18[r] = (v15[r] - v17_7[r]);
-#line 24 "softmax_seed.h"
-  float v19[8];
+#line 26 "softmax_seed.h"
+  float const v19 = 1.44269502f;
+  float v20_8[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) v19[r] = expf(v18[r]);
-#line 25 "softmax_seed.h"
-  float v20_acc_8[8];
+  for (int r = 0; r < 8; ++r) v20_8[r] = v19;
+  float v21[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v21[r] = (v18[r] * v20_8[r]);
+  float v22[8];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) v22[r] = exp2f(v21[r]);
+#line 27 "softmax_seed.h"
+  float v23_acc_9[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-    v20_acc_8[r] = v19[r];
+    v23_acc_9[r] = v22[r];
     #pragma unroll
-    for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v20_acc_8[r] = v20_acc_8[r] + v19[r | k];
+    for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v23_acc_9[r] = v23_acc_9[r] + v22[r | k];
   }
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v20_acc_8[r] = v20_acc_8[r] + __shfl_xor_sync(0xffffffffu, v20_acc_8[r], 1);
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_9[r] = v23_acc_9[r] + __shfl_xor_sync(0xffffffffu, v23_acc_9[r], 1);
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v20_acc_8[r] = v20_acc_8[r] + __shfl_xor_sync(0xffffffffu, v20_acc_8[r], 2);
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_9[r] = v23_acc_9[r] + __shfl_xor_sync(0xffffffffu, v23_acc_9[r], 2);
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v20_acc_8[r] = v20_acc_8[r] + __shfl_xor_sync(0xffffffffu, v20_acc_8[r], 4);
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_9[r] = v23_acc_9[r] + __shfl_xor_sync(0xffffffffu, v23_acc_9[r], 4);
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v20_acc_8[r] = v20_acc_8[r] + __shfl_xor_sync(0xffffffffu, v20_acc_8[r], 8);
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_9[r] = v23_acc_9[r] + __shfl_xor_sync(0xffffffffu, v23_acc_9[r], 8);
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v20_acc_8[r] = v20_acc_8[r] + __shfl_xor_sync(0xffffffffu, v20_acc_8[r], 16);
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_9[r] = v23_acc_9[r] + __shfl_xor_sync(0xffffffffu, v23_acc_9[r], 16);
    {
     float* tj_red = reinterpret_cast<float*>((tj_smem + tj_reduction_buffer_bytes));
     const int tj_slot = (((tj_warp >> 0) & 1) << 0) | (((tj_warp >> 1) & 1) << 1);
     #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v20_acc_8[r];
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) tj_red[tj_slot * 1 + 0] = v23_acc_9[r];
     __syncthreads();
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v20_acc_8[r] = tj_red[0];
+      v23_acc_9[r] = tj_red[0];
       #pragma unroll
-      for (int s = 1; s < 4; ++s) v20_acc_8[r] = v20_acc_8[r] + tj_red[s * 1 + 0];
+      for (int s = 1; s < 4; ++s) v23_acc_9[r] = v23_acc_9[r] + tj_red[s * 1 + 0];
     }
   }
-  float const v20 = v20_acc_8[0];
-#line 26 "softmax_seed.h"
-  float v22[8];
-  const float tj_rcp_9 = __frcp_rn(v20);
-  if (fabsf(v20) <= 8.50705917e37f && fabsf(v20) >= 1.17549435e-38f) {
+  float const v23 = v23_acc_9[0];
+#line 28 "softmax_seed.h"
+  float v25[8];
+  const float tj_rcp_10 = __frcp_rn(v23);
+  if (fabsf(v23) <= 8.50705917e37f && fabsf(v23) >= 1.17549435e-38f) {
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v22[r] = v19[r] * tj_rcp_9;
+    for (int r = 0; r < 8; ++r) v25[r] = v22[r] * tj_rcp_10;
   } else {
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v22[r] = v19[r] / v20;
+    for (int r = 0; r < 8; ++r) v25[r] = v22[r] / v23;
   }
-  int const v23 = (v5 * v3);
-  float* const v24 = (v0 + v23);
-  float* v25_11[8];
+  int const v26 = (v5 * v3);
+  float* const v27 = (v0 + v26);
+  float* v28_12[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) v25_11[r] = v24;
-  float* v26_10[8];
+  for (int r = 0; r < 8; ++r) v28_12[r] = v27;
+  float* v29_11[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) v26_10[r] = (v25_11[r] + v6_2[r]);
+  for (int r = 0; r < 8; ++r) v29_11[r] = (v28_12[r] + v6_2[r]);
   #pragma unroll
   for (int r = 0; r < 8; r += 1) {
-    asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" :: "r"((int)(v8_3[r])), "l"(v26_10[r]), "r"((unsigned)(__float_as_uint(v22[r + 0]))) : "memory");
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" :: "r"((int)(v8_3[r])), "l"(v29_11[r]), "r"((unsigned)(__float_as_uint(v25[r + 0]))) : "memory");
   }
 }

@@ -58,25 +58,30 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   tune.backend = backend();
   tune.reps = 3;
   tune.candidates = {{SoftmaxStrategy::rows_2d, 512, 4, 1, 2, 1},
-                     {SoftmaxStrategy::row_in_registers, 512, 4, 1, 1, 1},
+                     {SoftmaxStrategy::row_in_registers, 512, 4, 1, 1, 1, ops::SoftmaxGrid::per_row},
                      {SoftmaxStrategy::online, 128, 4, 1, 1, 1},
                      {SoftmaxStrategy::row_in_registers, 256, 4, 1, 1, 1}};  // too narrow: skipped
   auto result = ops::tune_softmax(rows, cols, DType::f32, tune);
   CHECK(result.timings.size() == 3);
   CHECK(std::find(tune.candidates.begin(), tune.candidates.begin() + 3, result.best) != tune.candidates.begin() + 3);
+  // Force the per-row candidate into the file too, so the grid word is written and read back.
+  tune.candidates = {tune.candidates[1]};
+  result = ops::tune_softmax(rows, cols, DType::f32, tune);
   CHECK(result.best_ms > 0);
 
   std::string path = ops::softmax_tuning_file(backend());
   REQUIRE(std::filesystem::exists(path));
   CHECK(std::filesystem::path(path).filename().string().starts_with("autotune-"));
   CHECK(std::filesystem::path(path).filename().string().find(' ') == std::string::npos);
-  CHECK(read_all(path).starts_with("tilejit-softmax-autotune v1\n"));
+  CHECK(read_all(path).starts_with("tilejit-softmax-autotune v2\n"));
+  CHECK(read_all(path).find("4 6 9 : row_in_registers 512 4 1 1 1 per_row\n") != std::string::npos);
 
   // A fresh lookup reads the file; any shape of the same band gets the tuned configuration.
   ops::forget_softmax_tuning();
   auto tuned = ops::tuned_softmax_config(50, 290, DType::f32, backend());
   REQUIRE(tuned);
   CHECK(*tuned == result.best);
+  CHECK(tuned->grid == ops::SoftmaxGrid::per_row);
   ops::SoftmaxOptions o;
   o.backend = backend();
   auto plan = ops::plan_softmax(50, 290, DType::f32, DType::f32, o);
@@ -112,6 +117,26 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   }
   ops::forget_softmax_tuning();
   CHECK(!ops::tuned_softmax_config(50, 290, DType::f32, backend()));
+  // v1 files (before the grid word) still read, as persistent configurations; a v1 line with a
+  // grid word, or a v2 line without one, spoils the file.
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1\n";
+  }
+  ops::forget_softmax_tuning();
+  auto v1 = ops::tuned_softmax_config(50, 290, DType::f32, backend());
+  REQUIRE(v1);
+  CHECK(*v1 == SoftmaxConfig{SoftmaxStrategy::online, 128, 4, 1, 1, 1, ops::SoftmaxGrid::persistent});
+  for (const char* bad : {"tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 per_row\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 sideways\n"}) {
+    {
+      std::ofstream f(path, std::ios::trunc);
+      f << bad;
+    }
+    ops::forget_softmax_tuning();
+    CHECK_MESSAGE(!ops::tuned_softmax_config(50, 290, DType::f32, backend()), bad);
+  }
 }
 
 TEST_CASE("softmax autotuner: TILEJIT_AUTOTUNE=1 tunes a band on its first miss") {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "half_bits.h"
 #include "kernel_test.h"
@@ -155,6 +156,26 @@ TEST_CASE("softmax op: forced small blocks cross each strategy's loop boundaries
       check({.rows = rows, .cols = n, .config = forced(SoftmaxStrategy::rows_2d, 32, 4)});
   for (std::int64_t n : {1, 4, 5, 100})
     check({.rows = 6, .cols = n, .config = forced(SoftmaxStrategy::row_in_registers, 128)});
+}
+
+TEST_CASE("softmax op: persistent grids with the next row's loads in flight, and one program per row") {
+  // Enough rows that a persistent GPU grid walks several per program (a few thousand programs fit).
+  const std::int64_t rows = 9001;
+  for (auto grid : {ops::SoftmaxGrid::persistent, ops::SoftmaxGrid::per_row})
+    for (int stages : {1, 2}) {
+      CAPTURE(ops::grid_name(grid));
+      CAPTURE(stages);
+      for (auto [s, block, rows_per_program] :
+           {std::tuple{SoftmaxStrategy::rows_2d, 128, 4}, std::tuple{SoftmaxStrategy::row_in_registers, 128, 1},
+            std::tuple{SoftmaxStrategy::online, 64, 1}}) {
+        SoftmaxConfig c{s, block, 4, stages, rows_per_program, 1, grid};
+        check({.rows = rows, .cols = 101, .config = c});
+      }
+    }
+  ops::SoftmaxOptions o;
+  o.config = SoftmaxConfig{SoftmaxStrategy::split_row, 64, 4, 1, 1, 2, ops::SoftmaxGrid::per_row};
+  CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
+                       doctest::Contains("split_row launches one program per (chunk, row) already"), Error);
 }
 
 TEST_CASE("softmax op: 16-bit and mixed element types, log_softmax") {

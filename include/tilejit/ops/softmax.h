@@ -33,6 +33,21 @@ const char* strategy_name(SoftmaxStrategy s);
 /// The inverse of strategy_name; false for an unknown name.
 bool parse_strategy(std::string_view name, SoftmaxStrategy& out);
 
+/// How many programs a grid-stride strategy (rows_2d, row_in_registers, online) launches.
+enum class SoftmaxGrid {
+  /// Sized from occupancy (online: also capped by L2); each program walks many rows, and
+  /// num_stages > 1 issues the next row's loads before the current one is finished.
+  persistent,
+  /// One program per row (rows_2d: per row block): the hardware's block scheduler overlaps
+  /// one program's tail with the next one's loads instead.
+  per_row,
+};
+
+/// "persistent" or "per_row".
+const char* grid_name(SoftmaxGrid g);
+/// The inverse of grid_name; false for an unknown name.
+bool parse_grid(std::string_view name, SoftmaxGrid& out);
+
 /// One launch configuration of one strategy.
 struct SoftmaxConfig {
   SoftmaxStrategy strategy = SoftmaxStrategy::automatic;
@@ -41,12 +56,13 @@ struct SoftmaxConfig {
   std::int64_t block = 0;
   int num_warps = 4;
   int num_stages = 1;
-  std::int64_t rows_per_program = 1;  ///< rows_2d: ROWS, a power of two
-  std::int64_t splits = 1;            ///< split_row: programs per row
+  std::int64_t rows_per_program = 1;           ///< rows_2d: ROWS, a power of two
+  std::int64_t splits = 1;                     ///< split_row: programs per row
+  SoftmaxGrid grid = SoftmaxGrid::persistent;  ///< split_row: always one program per (chunk, row)
   bool operator==(const SoftmaxConfig&) const = default;
 };
 
-/// "online BLOCK=4096 warps=8", for logs and tools.
+/// "online BLOCK=4096 warps=8" ("... grid=per_row" when not persistent), for logs and tools.
 std::string describe(const SoftmaxConfig& c);
 
 struct SoftmaxOptions {

@@ -5,9 +5,10 @@
 // hand-derived one. With TILEJIT_AUTOTUNE=1, softmax tunes a band the first time it meets it.
 //
 // File format (versioned; a file that does not parse is ignored as a whole):
-//   tilejit-softmax-autotune v1
-//   # <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits>
-//   4 12 12 : row_in_registers 4096 16 2 1 1
+//   tilejit-softmax-autotune v2
+//   # <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> <grid>
+//   4 12 12 : row_in_registers 4096 16 2 1 1 persistent
+// (v1 files, without the grid word, still read: their configurations are persistent.)
 // Bands are ceil(log2(n)): a configuration tuned for one shape serves every shape of its band.
 #pragma once
 

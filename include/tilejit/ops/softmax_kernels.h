@@ -4,7 +4,8 @@
 //  - WIDE: row offsets in 64 bits. The launcher sets it only when row * stride can pass 2^31 - 1,
 //    so ordinary shapes keep 32-bit address arithmetic.
 // Rows are walked grid-stride (program_id, num_programs), so one kernel serves a persistent grid
-// on the GPU and one program per row (block) on the CPU.
+// on the GPU and one program per row (block) on the CPU. Per-element exponentials are
+// tl::exp_fast (arguments x - max <= 0); scalar ones keep tl::exp.
 //
 // Not here: thread-block clusters with distributed shared memory for split rows. The DSL has no
 // way to name a cluster or another block's shared memory yet, so split_row exchanges its
@@ -29,7 +30,7 @@ inline tl::Tensor row_offset(const tl::Tensor& row, const tl::Int& stride, std::
 inline tl::Tensor normalize(const tl::Tensor& x, const tl::Operand& row_max, const tl::Operand& row_sum,
                             std::int64_t log) {
   if (log) return x - row_max - tl::log(row_sum);
-  return tl::exp(x - row_max) / row_sum;
+  return tl::exp_fast(x - row_max) / row_sum;
 }
 
 }  // namespace detail
@@ -38,16 +39,16 @@ inline tl::Tensor normalize(const tl::Tensor& x, const tl::Operand& row_max, con
 /// several elements. Row blocks are walked grid-stride.
 inline void softmax_rows_2d_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
                                       tl::Int n_cols, tl::Constexpr ROWS, tl::Constexpr BLOCK_COLS, tl::Constexpr LOG,
-                                      tl::Constexpr WIDE) {
+                                      tl::Constexpr WIDE, tl::Constexpr NUM_STAGES) {
   auto n_blocks = tl::cdiv(n_rows, ROWS);
-  tl::for_range(tl::program_id(0), n_blocks, tl::num_programs(0), [&](tl::Int block) {
+  tl::for_range(tl::program_id(0), n_blocks, tl::num_programs(0), {.num_stages = NUM_STAGES}, [&](tl::Int block) {
     auto rows = block * ROWS + tl::arange(0, ROWS);
     auto cols = tl::arange(0, BLOCK_COLS)(tl::newaxis, tl::all);
     auto mask = (rows(tl::all, tl::newaxis) < n_rows) & (cols < n_cols);
     auto in_rows = detail::row_offset(rows, in_stride, WIDE)(tl::all, tl::newaxis);
     auto x = tl::load(in + in_rows + cols, mask, -tl::inf).to(DType::f32);
     auto row_max = tl::max(x, 1)(tl::all, tl::newaxis);
-    auto row_sum = tl::sum(tl::exp(x - row_max), 1)(tl::all, tl::newaxis);
+    auto row_sum = tl::sum(tl::exp_fast(x - row_max), 1)(tl::all, tl::newaxis);
     auto out_rows = detail::row_offset(rows, out_stride, WIDE)(tl::all, tl::newaxis);
     tl::store(out + out_rows + cols, detail::normalize(x, row_max, row_sum, LOG), mask);
   });
@@ -62,7 +63,7 @@ inline void softmax_row_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl
     auto mask = cols < n_cols;
     auto x = tl::load(in + detail::row_offset(row, in_stride, WIDE) + cols, mask, -tl::inf).to(DType::f32);
     auto row_max = tl::max(x, 0);
-    auto row_sum = tl::sum(tl::exp(x - row_max), 0);
+    auto row_sum = tl::sum(tl::exp_fast(x - row_max), 0);
     tl::store(out + detail::row_offset(row, out_stride, WIDE) + cols, detail::normalize(x, row_max, row_sum, LOG),
               mask);
   });
@@ -85,7 +86,7 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in
     auto new_max = tl::maximum(running_max, tl::max(x, 0));
     // While everything seen is -inf, shift by 0 instead: exp(-inf - -inf) would be NaN.
     auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
-    lane_sum = lane_sum * tl::exp(running_max - shift) + tl::exp(x - shift);
+    lane_sum = lane_sum * tl::exp(running_max - shift) + tl::exp_fast(x - shift);
     running_max = new_max;
   });
   return {running_max, tl::sum(lane_sum, 0)};
@@ -157,7 +158,7 @@ inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::P
 }
 
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
-                                   tl::Constexpr, tl::Constexpr>;
+                                   tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxRowKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                 tl::Constexpr, tl::Constexpr>;
 using SoftmaxOnlineKernel =
