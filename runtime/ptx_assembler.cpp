@@ -18,6 +18,10 @@
 
 #include "tilejit/error.h"
 
+#if TILEJIT_HAVE_NVPTXCOMPILER
+#include <nvPTXCompiler.h>
+#endif
+
 extern char** environ;  // the process environment, passed on to ptxas
 
 namespace tilejit::rt {
@@ -167,20 +171,102 @@ AssemblerOutput run_ptxas(const std::string& ptx, const std::string& file_name, 
   return out;
 }
 
+#if TILEJIT_HAVE_NVPTXCOMPILER
+// ptxas as a library (nvPTXCompiler), in this process and in whole-program mode: the same
+// compiler as the program without starting one (which cost ~60 ms on the H200 machine).
+std::string nvptxcompiler_version() {
+  unsigned major = 0, minor = 0;
+  if (nvPTXCompilerGetVersion(&major, &minor) != NVPTXCOMPILE_SUCCESS) return "unknown";
+  return fmt::format("{}.{}", major, minor);
+}
+
+AssemblerOutput compile_in_process(const std::string& ptx, const std::string& file_name, const std::string& arch,
+                                   std::vector<std::string> options) {
+  AssemblerOutput out;
+  out.options = std::move(options);
+  const std::string joined = join(out.options);
+  const auto start = std::chrono::steady_clock::now();
+  nvPTXCompilerHandle handle = nullptr;
+  if (nvPTXCompilerCreate(&handle, ptx.size(), ptx.data()) != NVPTXCOMPILE_SUCCESS)
+    throw CompileError(fmt::format("nvPTXCompiler could not start for {} ({})", file_name, arch), {}, ptx, joined);
+  struct Destroy {
+    nvPTXCompilerHandle h;
+    ~Destroy() { nvPTXCompilerDestroy(&h); }
+  } destroy{handle};
+  auto log = [&](bool errors) {
+    std::size_t size = 0;
+    if ((errors ? nvPTXCompilerGetErrorLogSize(handle, &size) : nvPTXCompilerGetInfoLogSize(handle, &size)) !=
+            NVPTXCOMPILE_SUCCESS ||
+        size == 0)
+      return std::string();
+    std::string text(size, '\0');
+    if ((errors ? nvPTXCompilerGetErrorLog(handle, text.data()) : nvPTXCompilerGetInfoLog(handle, text.data())) !=
+        NVPTXCOMPILE_SUCCESS)
+      return std::string();
+    while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
+    return text;
+  };
+  std::vector<const char*> argv;
+  for (const auto& o : out.options) argv.push_back(o.c_str());
+  nvPTXCompileResult r = nvPTXCompilerCompile(handle, static_cast<int>(argv.size()), argv.data());
+  out.log = log(false);
+  if (r != NVPTXCOMPILE_SUCCESS) {
+    std::string errors = log(true);
+    throw CompileError(
+        fmt::format("nvPTXCompiler could not assemble {} for {} (error {})", file_name, arch, static_cast<int>(r)),
+        errors + (errors.empty() || out.log.empty() ? "" : "\n") + out.log, ptx, joined);
+  }
+  std::size_t size = 0;
+  if (nvPTXCompilerGetCompiledProgramSize(handle, &size) != NVPTXCOMPILE_SUCCESS || size == 0)
+    throw CompileError(fmt::format("nvPTXCompiler gave no cubin for {} ({})", file_name, arch), out.log, ptx, joined);
+  out.cubin.resize(size);
+  if (nvPTXCompilerGetCompiledProgram(handle, out.cubin.data()) != NVPTXCOMPILE_SUCCESS)
+    throw CompileError(fmt::format("nvPTXCompiler gave no cubin for {} ({})", file_name, arch), out.log, ptx, joined);
+  out.assemble_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out.ptxas = parse_ptxas_info(out.log);
+  return out;
+}
+#endif
+
+// Which assembler this process uses: ptxas in process when linked in, else the ptxas program,
+// else nvJitLink (relocatable code: more registers).
+enum class Assembler { in_process, program, nvjitlink };
+Assembler assembler() {
+#if TILEJIT_HAVE_NVPTXCOMPILER
+  return Assembler::in_process;
+#else
+  return ptxas_path().empty() ? Assembler::nvjitlink : Assembler::program;
+#endif
+}
+
 }  // namespace
 
 std::vector<std::string> ptx_assembler_options(const std::string& arch) {
   if (!is_real_arch(arch))
     throw Error(fmt::format("cannot assemble PTX for '{}': expected an architecture like sm_90 or sm_90a", arch));
   // -v / -Xptxas=-v: the register and spill report, as NVRTC's --ptxas-options=-v gives.
-  if (!ptxas_path().empty()) return {ptxas_path(), "-arch=" + arch, "-lineinfo", "-v"};
+  switch (assembler()) {
+    case Assembler::in_process: return {"--gpu-name=" + arch, "-lineinfo", "-v"};
+    case Assembler::program: return {ptxas_path(), "-arch=" + arch, "-lineinfo", "-v"};
+    case Assembler::nvjitlink: break;
+  }
   return {"-arch=" + arch, "-lineinfo", "-Xptxas=-v"};
 }
 
-std::string ptx_assembler_name() { return ptxas_path().empty() ? "nvJitLink" : "ptxas"; }
+std::string ptx_assembler_name() {
+  switch (assembler()) {
+    case Assembler::in_process: return "nvPTXCompiler";
+    case Assembler::program: return "ptxas";
+    case Assembler::nvjitlink: break;
+  }
+  return "nvJitLink";
+}
 
 std::string ptx_assembler_version() {
   static const std::string version = [] {
+#if TILEJIT_HAVE_NVPTXCOMPILER
+    return "nvPTXCompiler " + nvptxcompiler_version();
+#endif
     if (ptxas_path().empty()) return "nvJitLink " + nvjitlink_version();
     // The program's identity without running it: its size and modification time.
     struct stat st {};
@@ -192,7 +278,10 @@ std::string ptx_assembler_version() {
 
 AssemblerOutput assemble_ptx(const std::string& ptx, const std::string& file_name, const std::string& arch) {
   std::vector<std::string> options = ptx_assembler_options(arch);
-  if (!ptxas_path().empty()) return run_ptxas(ptx, file_name, arch, std::move(options));
+#if TILEJIT_HAVE_NVPTXCOMPILER
+  return compile_in_process(ptx, file_name, arch, std::move(options));
+#endif
+  if (assembler() == Assembler::program) return run_ptxas(ptx, file_name, arch, std::move(options));
   AssemblerOutput out;
   out.options = std::move(options);
   const std::string joined = join(out.options);

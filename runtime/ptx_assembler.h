@@ -1,8 +1,9 @@
-// PTX -> cubin (internal): the toolkit's ptxas program when it is found, else nvJitLink in this
-// process. ptxas comes first because nvJitLink assembles PTX as relocatable code (like
-// `ptxas -c`), which costs registers: the seed softmax (f32, BLOCK 1024, 4 warps) takes 43 there
-// against 32 in whole-program mode, NVVM's own PTX 72 against 63 at BLOCK 16384. Works without
-// a GPU or driver.
+// PTX -> cubin (internal), in whole-program mode wherever the toolkit allows: ptxas as a library
+// in this process (nvPTXCompiler, when the build found libnvptxcompiler_static), else the
+// toolkit's ptxas program, else nvJitLink in this process. nvJitLink comes last because it
+// assembles PTX as relocatable code (like `ptxas -c`), which costs registers: the seed softmax
+// (f32, BLOCK 1024, 4 warps) takes 43 there against 32 in whole-program mode. Works without a
+// GPU or driver.
 #pragma once
 
 #include <string>
@@ -27,12 +28,14 @@ struct AssemblerOutput {
 AssemblerOutput assemble_ptx(const std::string& ptx, const std::string& file_name, const std::string& arch);
 
 /// The options assemble_ptx passes for `arch`; part of every disk-cache key of the PTX path.
-/// ptxas: {<path>, -arch=<arch>, -lineinfo, -v}; nvJitLink: {-arch=<arch>, -lineinfo, -Xptxas=-v}.
+/// nvPTXCompiler: {--gpu-name=<arch>, -lineinfo, -v}; ptxas: {<path>, -arch=<arch>, -lineinfo, -v};
+/// nvJitLink: {-arch=<arch>, -lineinfo, -Xptxas=-v}.
 std::vector<std::string> ptx_assembler_options(const std::string& arch);
 
-/// "ptxas" or "nvJitLink": which assembler assemble_ptx uses in this process.
+/// "nvPTXCompiler", "ptxas" or "nvJitLink": which assembler assemble_ptx uses in this process.
 std::string ptx_assembler_name();
-/// The assembler's identity for cache keys: nvJitLink's version, or ptxas' size and mtime.
+/// The assembler's identity for cache keys: nvPTXCompiler's or nvJitLink's version, or ptxas'
+/// size and mtime.
 std::string ptx_assembler_version();
 
 /// The linked nvJitLink's version, "major.minor", e.g. "13.0". Part of every cache key.

@@ -21,20 +21,18 @@ const SoftmaxPersistent& softmax_persistent() {
 }
 
 SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
+  (void)elem_bytes;  // both element sizes measured the same way since exp became tl::exp_fast
   SeedConfig c;
   while (c.block < cols) c.block <<= 1;
-  // Measured on the H200 (bench/results/seed_sweep.md and gpu_softmax.md, M = 4096): up to 4096
-  // columns 4 warps with the next row's loads in flight win. From 8192 columns 16 warps; f32
-  // rows then go one per program, where the hardware's block scheduler balances them better
-  // than a fixed grid-stride assignment (16384: 0.96 of copy against 0.92), while 16-bit rows
-  // keep the pipelined persistent loop (8192: 0.94 against 0.81 one per program).
-  if (c.block >= 8192) {
-    c.num_warps = 16;
-    c.one_row_per_program = elem_bytes >= 4;
-    c.num_stages = c.one_row_per_program ? 1 : 2;
-  } else {
-    c.num_warps = detail::warps_for(c.block, 4);
-  }
+  // Measured on the H200 (bench/results/seed_sweep.md, M = 4096): from 2048 columns one row per
+  // program (the simple kernel) beats every persistent grid for f32 and bf16 alike (4096: 0.97 /
+  // 1.00 of copy against 0.95 / 0.97; 16384 f32: 0.97 against 0.92), the hardware's block
+  // scheduler overlapping one row's reductions with the next one's loads; below that the
+  // persistent loop with the next row's loads in flight wins (1024 f32: 1.05 against 1.01).
+  // 4 warps up to 4096 columns, 16 from 8192.
+  c.num_warps = c.block >= 8192 ? 16 : detail::warps_for(c.block, 4);
+  c.one_row_per_program = c.block >= 2048;
+  c.num_stages = c.one_row_per_program ? 1 : 2;
   return c;
 }
 
@@ -53,8 +51,13 @@ void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
   CompileOptions options;
   options.num_warps = c.num_warps;
   options.backend = backend;
+  if (c.one_row_per_program && rows <= 0x7fffffff) {  // a grid's x extent
+    std::vector<Arg> row_args{out, in, in_row_stride, out_row_stride, cols, c.block};
+    softmax_simple().compile(row_args, options).launch(Grid(static_cast<std::uint64_t>(rows)), row_args, stream);
+    return;
+  }
   const CompiledKernel& k = softmax_persistent().compile(args, options);
-  const bool per_row = k.metadata().backend == Backend::cpu || (c.one_row_per_program && rows <= 0x7fffffff);
+  const bool per_row = k.metadata().backend == Backend::cpu;
   Grid grid(per_row ? static_cast<std::uint64_t>(rows) : persistent_grid(k, static_cast<std::uint64_t>(rows)));
   k.launch(grid, args, stream);
 }

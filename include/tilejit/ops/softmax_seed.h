@@ -51,7 +51,8 @@ const SoftmaxSimple& softmax_simple();
 const SoftmaxPersistent& softmax_persistent();
 
 /// The launch choices for a row width: BLOCK_SIZE (next power of two), num_warps, num_stages
-/// and the grid: occupancy-sized (persistent), or one program per row for wide rows.
+/// and the kernel: the persistent one on an occupancy-sized grid, or for wider rows the simple
+/// one, one program per row.
 struct SeedConfig {
   std::int64_t block = 1;
   int num_warps = 4;
@@ -60,10 +61,10 @@ struct SeedConfig {
 };
 SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes = 4);
 
-/// Row-wise softmax of `rows` x `cols` elements with the persistent seed kernel, its grid
-/// sized from occupancy (or one program per row where seed_config says so). Element types come from the pointers (f32,
-/// f16, bf16; may differ). rows or cols == 0 launches nothing. Throws tilejit::Error for cols > 16384, negative sizes
-/// or null pointers.
+/// Row-wise softmax of `rows` x `cols` elements with the seed's kernels: the persistent one, its
+/// grid sized from occupancy, or the simple one, one program per row, where seed_config says so. Element types come
+/// from the pointers (f32, f16, bf16; may differ). rows or cols == 0 launches nothing. Throws tilejit::Error for cols >
+/// 16384, negative sizes or null pointers.
 void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
                   std::int64_t out_row_stride, StreamHandle stream = nullptr, Backend backend = Backend::automatic);
 
