@@ -4,7 +4,8 @@
 #   latency    latency.md: bench-latency (compile and launch latency), Triton's measured the same way
 #   sweep      seed_sweep.md: the persistent seed kernel over num_warps x num_stages
 #   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
-#   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx (ptx/latency.md, seed_sweep_ptx.md)
+#   latency-cuda, sweep-cuda the same with TILEJIT_CODEGEN=cuda, the CUDA C generator
+#                            (cuda/latency.md, seed_sweep_cuda.md); the default is the PTX generator
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +25,17 @@ for bench in ${BENCHES:-softmax latency}; do
         timeout 120 python3 bench/latency_triton.py || echo "(Triton latency measurement failed: exit $?)"
       } | tee -a "$OUT/latency.md" ;;
     sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
-    sweep-ptx) TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_ptx.md" ;;
-    latency-ptx)
-      mkdir -p "$OUT/ptx"
-      TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-latency" --out "$OUT/ptx" ;;
+    sweep-cuda) TILEJIT_CODEGEN=cuda "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_cuda.md" ;;
+    latency-cuda)
+      mkdir -p "$OUT/cuda"
+      TILEJIT_CODEGEN=cuda "$BUILD/bench/bench-latency" --out "$OUT/cuda" ;;
     tune)
-      rm -rf "$OUT/tune"
-      TILEJIT_CACHE_DIR=$OUT/tune "$BUILD/bench/bench-tune-softmax" --out "$OUT/tune.md" ${TUNE_ARGS:-} ;;
+      # Kernels and the tuned file go to a scratch cache; only the tuned file is kept.
+      rm -rf "$OUT/tune" && mkdir -p "$OUT/tune"
+      scratch=$(mktemp -d)
+      TILEJIT_CACHE_DIR=$scratch "$BUILD/bench/bench-tune-softmax" --out "$OUT/tune.md" ${TUNE_ARGS:-}
+      cp "$scratch"/autotune-*.txt "$OUT/tune/"
+      rm -rf "$scratch" ;;
     *) echo "run_all.sh: unknown bench '$bench'" >&2; exit 2 ;;
   esac
 done

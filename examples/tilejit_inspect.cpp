@@ -2,7 +2,7 @@
 // the disk cache holds.
 //   tilejit-inspect softmax --block 1024 --warps 4 --emit ptx
 //   tilejit-inspect softmax --block 1024 --backend cpu --emit asm
-//   tilejit-inspect softmax_persistent --codegen ptx --emit ptx   (PTX generator instead of CUDA C)
+//   tilejit-inspect softmax_persistent --codegen cuda --emit ptx  (NVRTC's PTX of the CUDA C generator)
 //   tilejit-inspect --cache                      (entries of the disk cache)
 //   tilejit-inspect --cache-entry FILE --emit ptx|cuda|sass|meta
 // Works without a GPU (CUDA stages compile for TILEJIT_ARCH, else sm_90). Without --backend the
@@ -161,6 +161,8 @@ int main(int argc, char** argv) {
     if (codegen == "ptx") options.codegen = GpuCodegen::ptx;
     else if (codegen == "cuda") options.codegen = GpuCodegen::cuda;
     else if (!codegen.empty()) throw Error(fmt::format("unknown --codegen '{}' (ptx or cuda)", codegen));
+    // Asking for the CUDA C stage asks for the generator that writes it.
+    if (codegen.empty() && args.str("emit") == "cuda") options.codegen = GpuCodegen::cuda;
     const CompiledKernel& k = example.kernel->compile(launch_args, options);
     if (emit == "meta") print_meta(k);
     else if (emit == "sass") fmt::print("{}", examples::disassemble(k.stage("cubin")));

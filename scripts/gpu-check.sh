@@ -9,7 +9,8 @@
 # whatever bench/run_all.sh writes there. Only the tail of stdout comes back, so the summary is
 # printed last. Every step runs under a time limit taken from one overall budget
 # (GPU_CHECK_BUDGET_S, default 540 s; the bench step at most BENCH_CAP_S, default 330 s), so the
-# whole script ends within the 10-minute call limit. BENCHES picks the benchmarks (bench/run_all.sh).
+# whole script ends within the 10-minute call limit. BENCHES picks the benchmarks (bench/run_all.sh);
+# GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already tested in the session).
 # Steps keep going after a failure; the exit status is non-zero if any step failed.
 #
 # If fmt or doctest are not installed on the GPU machine, run scripts/stage-gpu-deps.sh here first:
@@ -133,7 +134,10 @@ fi
 # neither of which the GPU machine has; CI runs it.
 banner "ctest"
 ctest_summary=""
-if ((built)); then
+if ((built)) && [[ ${GPU_CHECK_TESTS:-1} == 0 ]]; then
+  record ctest skipped 0 "GPU_CHECK_TESTS=0"
+  ctest_summary="not run (GPU_CHECK_TESTS=0)"
+elif ((built)); then
   run_step ctest 180 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure --timeout 120 -E '^format_check$'
   ctest_summary=$(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -n 1)
   # On this machine a skipped suite means the GPU was not usable (e.g. libcuda not found): a failure.

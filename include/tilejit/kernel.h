@@ -62,13 +62,15 @@ const char* backend_name(Backend b);
 /// How CUDA kernels are generated (the CPU backend ignores this).
 enum class GpuCodegen {
   automatic,  ///< TILEJIT_CODEGEN (ptx|cuda) when set, else kDefaultGpuCodegen
-  ptx,        ///< PTX straight from the IR, assembled by ptxas (or nvJitLink in process; no NVRTC); kernels it
-              ///< cannot express fall back to cuda, saying why in KernelMetadata::compile_reason
+  ptx,        ///< PTX straight from the IR, assembled by ptxas (in process when the toolkit has nvPTXCompiler;
+              ///< else its program, else nvJitLink; no NVRTC); kernels it cannot express fall back to cuda,
+              ///< saying why in KernelMetadata::compile_reason
   cuda,       ///< CUDA C compiled by NVRTC
 };
-/// What GpuCodegen::automatic means without TILEJIT_CODEGEN. The PTX generator becomes the
-/// default once its kernels have been validated on GPUs.
-inline constexpr GpuCodegen kDefaultGpuCodegen = GpuCodegen::cuda;
+/// What GpuCodegen::automatic means without TILEJIT_CODEGEN: the PTX generator, which skips
+/// NVRTC's C++ front end (most of a CUDA C compile) and whose kernels matched the CUDA C path's
+/// speed and every GPU test on the H200.
+inline constexpr GpuCodegen kDefaultGpuCodegen = GpuCodegen::ptx;
 /// "automatic", "ptx" or "cuda".
 const char* codegen_name(GpuCodegen c);
 /// What GpuCodegen::automatic means now. Throws tilejit::Error when TILEJIT_CODEGEN has another

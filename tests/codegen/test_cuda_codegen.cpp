@@ -28,7 +28,7 @@ constexpr std::int64_t kRows = 8, kCols = 1000, kBlock = 1024;
 const CompiledKernel& compile_example(const ExampleKernel& e, DType dtype, const std::string& arch, int num_warps = 4,
                                       std::int64_t block = kBlock, std::int64_t cols = kCols) {
   auto args = e.arguments(kRows, cols, block, dtype);
-  return e.kernel->compile(args, {.num_warps = num_warps, .num_stages = 1, .arch = arch});
+  return e.kernel->compile(args, {.num_warps = num_warps, .num_stages = 1, .arch = arch, .codegen = GpuCodegen::cuda});
 }
 
 // Each kernel once (the registry also lists "softmax" as an alias).
@@ -248,7 +248,8 @@ TEST_CASE("cross-warp reductions take two scratch buffers in turn: one barrier e
     CAPTURE(reductions);
     std::vector<Arg> args{Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, std::int64_t{5},
                           std::int64_t{reductions}, std::int64_t{1024}};
-    const CompiledKernel& c = k.compile(args, {.num_warps = 4, .num_stages = 1, .arch = "sm_90"});
+    const CompiledKernel& c =
+        k.compile(args, {.num_warps = 4, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda});
     const std::string& cuda = c.stage("cuda");
     const std::size_t barriers = count_of(cuda, "__syncthreads();");
     CHECK(barriers == static_cast<std::size_t>(reductions % 2 == 0 ? reductions : reductions + 1));

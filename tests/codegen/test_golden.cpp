@@ -100,7 +100,7 @@ void check_kernel(const std::string& name, const CompiledKernel& k) {
   check_golden(name + ".cu", k.stage("cuda"));
 }
 
-const CompileOptions kOptions{.num_warps = 4, .num_stages = 1, .arch = "sm_90"};
+const CompileOptions kOptions{.num_warps = 4, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda};
 const CompileOptions kPtxOptions{
     .num_warps = 4, .num_stages = 1, .arch = "sm_90", .backend = Backend::cuda, .codegen = GpuCodegen::ptx};
 

@@ -23,6 +23,7 @@ const CompiledKernel& compile_seed(std::uint64_t out, std::uint64_t in, std::int
   CompileOptions o;
   o.num_warps = 4;
   o.arch = "sm_90";
+  o.codegen = GpuCodegen::cuda;  // these checks read the CUDA C stage
   o.backend = Backend::cuda;
   return ops::softmax_simple().compile({Pointer{out, t}, Pointer{in, t}, cols, cols, cols, 1024}, o);
 }

@@ -37,7 +37,7 @@ inline std::vector<tilejit::Arg> scale_args(std::int64_t block, std::int64_t n =
 }
 
 inline tilejit::CompileOptions sm(int warps = 4, std::string arch = "sm_90") {
-  return {.num_warps = warps, .num_stages = 1, .arch = std::move(arch)};
+  return {.num_warps = warps, .num_stages = 1, .arch = std::move(arch), .codegen = tilejit::GpuCodegen::cuda};
 }
 
 inline std::string read_file(const fs::path& p) {

@@ -38,7 +38,9 @@ std::vector<Arg> args(std::int64_t n, std::int64_t block, DType t = DType::f32) 
   return {ptr(t, 0), ptr(t, 1), n, block};
 }
 
-CompileOptions sm90(int warps = 4) { return {.num_warps = warps, .num_stages = 1, .arch = "sm_90"}; }
+CompileOptions sm90(int warps = 4) {
+  return {.num_warps = warps, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda};
+}
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
