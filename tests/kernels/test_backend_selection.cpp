@@ -65,7 +65,7 @@ TEST_CASE("without LLVM the CPU backend says it is unavailable; everything else 
   CHECK_THROWS_WITH_AS(examples::vector_add().compile({kX, kY, kOut, 100, 128}, cpu), why.c_str(), Error);
   CompileOptions cuda;
   cuda.backend = Backend::cuda;
-  CHECK(examples::vector_add().compile({kX, kY, kOut, 100, 128}, cuda).stage("cuda").find("__global__") !=
+  CHECK(examples::vector_add().compile({kX, kY, kOut, 100, 128}, cuda).stage("ptx").find(".entry") !=
         std::string::npos);
 }
 
