@@ -4,8 +4,8 @@
 #   latency    latency.md: bench-latency (compile and launch latency), Triton's measured the same way
 #   sweep      seed_sweep.md: the persistent seed kernel over num_warps x num_stages
 #   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
-#   latency-cuda, sweep-cuda the same with TILEJIT_CODEGEN=cuda, the CUDA C generator
-#                            (cuda/latency.md, seed_sweep_cuda.md); the default is the PTX generator
+#   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx, the PTX generator
+#                            (ptx/latency.md, seed_sweep_ptx.md); the default is CUDA C + NVRTC
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +25,10 @@ for bench in ${BENCHES:-softmax latency}; do
         timeout 120 python3 bench/latency_triton.py || echo "(Triton latency measurement failed: exit $?)"
       } | tee -a "$OUT/latency.md" ;;
     sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
-    sweep-cuda) TILEJIT_CODEGEN=cuda "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_cuda.md" ;;
-    latency-cuda)
-      mkdir -p "$OUT/cuda"
-      TILEJIT_CODEGEN=cuda "$BUILD/bench/bench-latency" --out "$OUT/cuda" ;;
+    sweep-ptx) TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_ptx.md" ;;
+    latency-ptx)
+      mkdir -p "$OUT/ptx"
+      TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-latency" --out "$OUT/ptx" ;;
     tune)
       # Kernels and the tuned file go to a scratch cache; only the tuned file is kept.
       rm -rf "$OUT/tune" && mkdir -p "$OUT/tune"

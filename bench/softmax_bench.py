@@ -149,10 +149,13 @@ def main():
 
 def write_report(rows, out_dir, plot=True):
     os.makedirs(out_dir, exist_ok=True)
-    try:
-        commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], text=True).strip()
-    except Exception:  # the GPU machine gets a copy of the tree without .git
-        commit = os.environ.get("TILEJIT_COMMIT", "unknown")
+    # TILEJIT_COMMIT first: the GPU machine's copy of the tree may carry a stale .git.
+    commit = os.environ.get("TILEJIT_COMMIT", "")
+    if not commit:
+        try:
+            commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], text=True).strip()
+        except Exception:
+            commit = "unknown"
     gpu = torch.cuda.get_device_name()
     lines = [f"# Softmax on {gpu}", "",
              f"Date {datetime.date.today()}, commit {commit}, torch {torch.__version__}, triton {triton.__version__}.",

@@ -32,8 +32,8 @@ TEST_CASE("the widest seed kernels use no local memory on the device") {
   }
 }
 
-// ctest runs this binary a second time with TILEJIT_CODEGEN=cuda (test_kernels_gpu_cuda): every
-// numeric test above and below then runs code from the CUDA C generator, not the default PTX one.
+// ctest runs this binary a second time with TILEJIT_CODEGEN=ptx (test_kernels_gpu_ptx): every
+// numeric test above and below then runs code from the PTX generator, not the default CUDA C one.
 TEST_CASE("TILEJIT_CODEGEN picks the generator the kernels are built with") {
   const char* env = std::getenv("TILEJIT_CODEGEN");
   Buffer a = buffer(DType::f32, 16);
