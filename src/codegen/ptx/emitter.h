@@ -71,6 +71,9 @@ class Emitter {
   /// uniform_float_division). Returns false when the op is not of that form.
   bool uniform_float_division(const ir::Op& op, const Layout& l, Regs& out);
   void store_op(const ir::Op& op);
+  /// Element `e` of the predicate block `mask` in layout `l`, computed again here when it is a
+  /// comparison (or an and/or of comparisons) of values already in registers; empty otherwise.
+  std::string recomputed_predicate(ir::ValueId mask, const Layout& l, std::size_t e, int depth = 0);
   void reduce_op(const ir::Op& op);
   void loop_op(const ir::Op& op);
 
