@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ir/printer.h"
 #include "tilejit/error.h"
 
@@ -80,10 +82,63 @@ void Emitter::remember(ir::ValueId v, const Layout& l, const Regs& regs) {
 const Regs* Emitter::recall(ir::ValueId v, const Layout& l) const {
   auto key = std::make_pair(v, cuda::to_string(l));
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    // Rematerializing: index values set before (outer scopes) are computed again instead.
+    if (rematerializing_ && it != scopes_.rbegin() && index_only(v)) return nullptr;
     auto found = it->find(key);
     if (found != it->end()) return &found->second;
   }
   return nullptr;
+}
+
+bool Emitter::index_only(ir::ValueId v) const {
+  if (auto memo = index_only_.find(v); memo != index_only_.end()) return memo->second;
+  bool yes = false;
+  auto def = def_.find(v);
+  if (def != def_.end() && !type(v).is_scalar() && plan_.is_free(v)) {
+    const ir::Op& op = *def->second;
+    switch (op.kind) {
+      case ir::OpKind::constant:
+      case ir::OpKind::arange:
+      case ir::OpKind::splat:
+      case ir::OpKind::broadcast:
+      case ir::OpKind::expand_dims:
+      case ir::OpKind::add:
+      case ir::OpKind::sub:
+      case ir::OpKind::mul:
+      case ir::OpKind::maximum:
+      case ir::OpKind::minimum:
+      case ir::OpKind::bit_and:
+      case ir::OpKind::bit_or:
+      case ir::OpKind::cmp_lt:
+      case ir::OpKind::cmp_le:
+      case ir::OpKind::cmp_gt:
+      case ir::OpKind::cmp_ge:
+      case ir::OpKind::cmp_eq:
+      case ir::OpKind::cmp_ne:
+      case ir::OpKind::cast:
+      case ir::OpKind::addptr:
+        yes = std::all_of(op.operands.begin(), op.operands.end(), [&](ir::ValueId o) {
+          const ir::Type& t = type(o);
+          return t.is_scalar() || ((t.is_ptr || !is_float(t.elem)) && index_only(o));
+        });
+        break;
+      default: break;
+    }
+  }
+  index_only_[v] = yes;
+  return yes;
+}
+
+Emitter::Rematerialize::Rematerialize(Emitter& e) : e_(e), saved_hoisted_(std::move(e.hoisted_)) {
+  e_.hoisted_.clear();
+  e_.rematerializing_ = true;
+  e_.scopes_.emplace_back();
+}
+
+Emitter::Rematerialize::~Rematerialize() {
+  e_.scopes_.pop_back();
+  e_.rematerializing_ = false;
+  e_.hoisted_ = std::move(saved_hoisted_);
 }
 
 Regs Emitter::block(ir::ValueId v, const Layout& l) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -48,7 +49,8 @@ class Emitter {
   /// Row-major linear index of the element: thread part (prologue value or "") and register part.
   std::string thread_linear(const Layout& l);
   static std::int64_t reg_linear(const Layout& l, int r);
-  /// A prologue value named by `key`, computed once by `make` (which emits into the prologue).
+  /// A prologue value named by `key`, computed once by `make` (which emits into the prologue);
+  /// while rematerializing, computed again where it is asked for.
   template <class F>
   std::string hoisted(const std::string& key, F make);
   /// True when bits of lane/warp id that are replicas in `l` are all zero (prologue value), or
@@ -71,6 +73,22 @@ class Emitter {
   /// uniform_float_division). Returns false when the op is not of that form.
   bool uniform_float_division(const ir::Op& op, const Layout& l, Regs& out);
   void store_op(const ir::Op& op);
+  /// True for a block computed from thread coordinates, constants and scalars alone (offsets,
+  /// pointers, masks of an arange), which a store can compute again instead of keeping live.
+  bool index_only(ir::ValueId v) const;
+  /// While alive, index values and thread coordinates are computed again where they are used
+  /// instead of taken from the registers that earlier ops (or the prologue) set.
+  class Rematerialize {
+   public:
+    explicit Rematerialize(Emitter& e);
+    ~Rematerialize();
+    Rematerialize(const Rematerialize&) = delete;
+    Rematerialize& operator=(const Rematerialize&) = delete;
+
+   private:
+    Emitter& e_;
+    std::map<std::string, std::string> saved_hoisted_;
+  };
   /// Element `e` of the predicate block `mask` in layout `l`, computed again here when it is a
   /// comparison (or an and/or of comparisons) of values already in registers; empty otherwise.
   std::string recomputed_predicate(ir::ValueId mask, const Layout& l, std::size_t e, int depth = 0);
@@ -101,6 +119,8 @@ class Emitter {
   // Registers already holding a value in a layout, per open scope (inner scopes see outer ones).
   std::vector<std::map<std::pair<ir::ValueId, std::string>, Regs>> scopes_;
   std::map<std::string, std::string> hoisted_;
+  bool rematerializing_ = false;
+  mutable std::unordered_map<ir::ValueId, bool> index_only_;  // memo of index_only
   int shared_bytes_ = 0;
 };
 
@@ -114,7 +134,8 @@ template <class F>
 std::string Emitter::hoisted(const std::string& key, F make) {
   auto it = hoisted_.find(key);
   if (it != hoisted_.end()) return it->second;
-  Code::Prologue in_prologue(code_);
+  std::optional<Code::Prologue> in_prologue;
+  if (!rematerializing_) in_prologue.emplace(code_);
   std::string r = make();
   hoisted_[key] = r;
   return r;
