@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -42,7 +43,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::int64_t rows = 4096;
-  std::string md =
+  const char* commit = std::getenv("TILEJIT_COMMIT");
+  std::string md = fmt::format(
+      "Device {}, commit {}, code generator {}. M = {}; CUDA events, L2 flushed, median of 50; C = a "
+      "device-to-device copy of the same bytes.\n\n",
+      device_properties().name, commit && *commit ? commit : "unknown", codegen_name(default_codegen()), rows);
+  md +=
       "| dtype | N | kernel | warps | stages | grid | regs | us | GB/s | fraction of C "
       "|\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (DType t : {DType::f32, DType::bf16}) {
