@@ -223,9 +223,14 @@ Tensor exp(const Operand& x) { return float_math(OpKind::exp, "exp", x); }
 Tensor exp2(const Operand& x) { return float_math(OpKind::exp2, "exp2", x); }
 Tensor exp_fast(const Operand& x) {
   Tracer& tr = tracer(x);
-  float_operand(tr, "exp_fast", x);
-  // Both steps carry the caller's source line, not this file's.
-  return float_math(OpKind::exp2, "exp_fast", Operand(x * Operand(std::numbers::log2e, x.loc()), x.loc()));
+  int v = float_operand(tr, "exp_fast", x);
+  // 16-bit inputs are scaled in f32, as tl::exp computes them: rounding x * log2(e) to f16 or
+  // bf16 would cost |x| * 2^-11 (2^-8) instead of 2^-24. Every step carries the caller's line.
+  const DType t = tr.type(v).elem;
+  const bool narrow = t == DType::f16 || t == DType::bf16;
+  Operand wide(narrow ? tr.make(detail::cast_value(tr, v, DType::f32, x.loc())) : tr.make(v), x.loc());
+  Tensor e = float_math(OpKind::exp2, "exp_fast", Operand(wide * Operand(std::numbers::log2e, x.loc()), x.loc()));
+  return narrow ? tr.make(detail::cast_value(tr, detail::value_of(tr, Operand(e, x.loc())), t, x.loc())) : e;
 }
 Tensor log(const Operand& x) { return float_math(OpKind::log, "log", x); }
 Tensor log2(const Operand& x) { return float_math(OpKind::log2, "log2", x); }
