@@ -103,6 +103,11 @@ void exp_of_integer(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(auto e = tl::exp(r));
 }
 
+void exp_fast_of_integer(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto r = tl::arange(0, 16);
+  HERE(auto e = tl::exp_fast(r));
+}
+
 void and_of_floats(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   auto v = tl::load(x + tl::arange(0, 16));
   HERE(auto b = v & v);
@@ -217,6 +222,10 @@ TEST_CASE("reduction of a scalar") {
 
 TEST_CASE("exp of an integer") {
   expect_user_error([] { compile(exp_of_integer); }, "exp needs a floating-point operand", g_line);
+}
+
+TEST_CASE("exp_fast of an integer") {
+  expect_user_error([] { compile(exp_fast_of_integer); }, "exp_fast needs a floating-point operand", g_line);
 }
 
 TEST_CASE("bitwise & on floats") {
