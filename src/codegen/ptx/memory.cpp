@@ -64,6 +64,10 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
   ir::ValueId res = op.results[0];
   const ir::Type& t = type(res);
   ir::ValueId mask_v = op.attrs.has_mask ? op.operands[1] : ir::kNoValue;
+  // In a loop, addresses and masks are computed again in every step instead of kept live across
+  // it from the prologue (see store_op).
+  std::optional<Rematerialize> again;
+  if (scopes_.size() > 1) again.emplace(*this);
   Regs ptr = block(op.operands[0], l);
   Regs mask = op.attrs.has_mask ? block(mask_v, l) : Regs();
   Regs other = op.attrs.has_other ? block(op.operands[2], l) : Regs();
@@ -154,7 +158,7 @@ void Emitter::store_op(const ir::Op& op) {
   // again from the thread index ends the live ranges the loads started (bf16 BLOCK 8192, 16
   // warps: 40 registers kept against 32 recomputed). In a loop the next step's loads need them.
   std::optional<Rematerialize> again;
-  if (scopes_.size() == 1) again.emplace(*this);
+  again.emplace(*this);
   Regs ptr = block(ptr_v, l);
   Regs mask;  // the mask block, only where a predicate cannot be recomputed here
   auto mask_at = [&](std::size_t e) {

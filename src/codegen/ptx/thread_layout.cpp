@@ -61,25 +61,40 @@ std::string Emitter::thread_coord(const Layout& l, int dim) {
   if (lanes.empty() && warps.empty()) return "";
   std::string key = fmt::format("coord{}:{}", dim, cuda::to_string(l));
   return hoisted(key, [&] {
-    std::string sum;
-    auto add_terms = [&](const std::string& id, const std::vector<std::pair<int, std::int64_t>>& terms) {
-      for (auto [bit, basis] : terms) {
-        std::string masked = code_.reg(RegClass::b32), term = code_.reg(RegClass::b32);
-        code_.ins(fmt::format("and.b32 {}, {}, {}", masked, id, 1 << bit));
-        int shift = log2_of(basis) - bit;
-        if (shift >= 0) code_.ins(fmt::format("shl.b32 {}, {}, {}", term, masked, shift));
-        else code_.ins(fmt::format("shr.u32 {}, {}, {}", term, masked, -shift));
-        if (sum.empty()) {
-          sum = term;
-          continue;
-        }
-        std::string next = code_.reg(RegClass::b32);
-        code_.ins(fmt::format("add.s32 {}, {}, {}", next, sum, term));
-        sum = next;
-      }
+    // Each contributing bit of %tid.x (lane bits are its bits 0-4, warp bits the ones above)
+    // moves to its basis' bit. Runs of neighbouring bits that move by the same distance go
+    // together: one and + one shift per run (a contiguous layout is one run: tid * k).
+    struct Run {
+      int first_bit, bits, shift;
     };
-    add_terms(lane(), lanes);
-    add_terms(warp(), warps);
+    std::vector<Run> runs;
+    auto add = [&](int bit, std::int64_t basis) {
+      int shift = log2_of(basis) - bit;
+      if (!runs.empty() && runs.back().first_bit + runs.back().bits == bit && runs.back().shift == shift)
+        ++runs.back().bits;
+      else runs.push_back({bit, 1, shift});
+    };
+    for (auto [bit, basis] : lanes) add(bit, basis);
+    for (auto [bit, basis] : warps) add(5 + bit, basis);
+    lane();  // defines %tid.x
+    const std::string tid = hoisted_.at("tid");
+    std::string sum;
+    for (const Run& run : runs) {
+      std::string masked = code_.reg(RegClass::b32), term = masked;
+      code_.ins(fmt::format("and.b32 {}, {}, {}", masked, tid, ((std::int64_t{1} << run.bits) - 1) << run.first_bit));
+      if (run.shift != 0) {
+        term = code_.reg(RegClass::b32);
+        if (run.shift > 0) code_.ins(fmt::format("shl.b32 {}, {}, {}", term, masked, run.shift));
+        else code_.ins(fmt::format("shr.u32 {}, {}, {}", term, masked, -run.shift));
+      }
+      if (sum.empty()) {
+        sum = term;
+        continue;
+      }
+      std::string next = code_.reg(RegClass::b32);
+      code_.ins(fmt::format("add.s32 {}, {}, {}", next, sum, term));
+      sum = next;
+    }
     return sum;
   });
 }
