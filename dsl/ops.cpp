@@ -226,11 +226,14 @@ Tensor exp_fast(const Operand& x) {
   int v = float_operand(tr, "exp_fast", x);
   // 16-bit inputs are scaled in f32, as tl::exp computes them: rounding x * log2(e) to f16 or
   // bf16 would cost |x| * 2^-11 (2^-8) instead of 2^-24. Every step carries the caller's line.
+  // (Operands point at tensors: each step is a named Tensor that outlives its use.)
   const DType t = tr.type(v).elem;
   const bool narrow = t == DType::f16 || t == DType::bf16;
-  Operand wide(narrow ? tr.make(detail::cast_value(tr, v, DType::f32, x.loc())) : tr.make(v), x.loc());
-  Tensor e = float_math(OpKind::exp2, "exp_fast", Operand(wide * Operand(std::numbers::log2e, x.loc()), x.loc()));
-  return narrow ? tr.make(detail::cast_value(tr, detail::value_of(tr, Operand(e, x.loc())), t, x.loc())) : e;
+  const Tensor wide = tr.make(narrow ? detail::cast_value(tr, v, DType::f32, x.loc()) : v);
+  const Tensor scaled = Operand(wide, x.loc()) * Operand(std::numbers::log2e, x.loc());
+  Tensor e = float_math(OpKind::exp2, "exp_fast", Operand(scaled, x.loc()));
+  if (!narrow) return e;
+  return tr.make(detail::cast_value(tr, detail::value_of(tr, Operand(e, x.loc())), t, x.loc()));
 }
 Tensor log(const Operand& x) { return float_math(OpKind::log, "log", x); }
 Tensor log2(const Operand& x) { return float_math(OpKind::log2, "log2", x); }
