@@ -96,6 +96,7 @@ bool Emitter::index_only(ir::ValueId v) const {
   auto def = def_.find(v);
   if (def != def_.end() && !type(v).is_scalar() && plan_.is_free(v)) {
     const ir::Op& op = *def->second;
+    bool cheap = ir::op_category(op.kind) == ir::OpCategory::Compare;
     switch (op.kind) {
       case ir::OpKind::constant:
       case ir::OpKind::arange:
@@ -109,21 +110,14 @@ bool Emitter::index_only(ir::ValueId v) const {
       case ir::OpKind::minimum:
       case ir::OpKind::bit_and:
       case ir::OpKind::bit_or:
-      case ir::OpKind::cmp_lt:
-      case ir::OpKind::cmp_le:
-      case ir::OpKind::cmp_gt:
-      case ir::OpKind::cmp_ge:
-      case ir::OpKind::cmp_eq:
-      case ir::OpKind::cmp_ne:
       case ir::OpKind::cast:
-      case ir::OpKind::addptr:
-        yes = std::all_of(op.operands.begin(), op.operands.end(), [&](ir::ValueId o) {
-          const ir::Type& t = type(o);
-          return t.is_scalar() || ((t.is_ptr || !is_float(t.elem)) && index_only(o));
-        });
-        break;
+      case ir::OpKind::addptr: cheap = true; break;
       default: break;
     }
+    yes = cheap && std::all_of(op.operands.begin(), op.operands.end(), [&](ir::ValueId o) {
+            const ir::Type& t = type(o);
+            return t.is_scalar() || ((t.is_ptr || !is_float(t.elem)) && index_only(o));
+          });
   }
   index_only_[v] = yes;
   return yes;

@@ -89,9 +89,6 @@ class Emitter {
     Emitter& e_;
     std::map<std::string, std::string> saved_hoisted_;
   };
-  /// Element `e` of the predicate block `mask` in layout `l`, computed again here when it is a
-  /// comparison (or an and/or of comparisons) of values already in registers; empty otherwise.
-  std::string recomputed_predicate(ir::ValueId mask, const Layout& l, std::size_t e, int depth = 0);
   void reduce_op(const ir::Op& op);
   void loop_op(const ir::Op& op);
 

@@ -154,26 +154,19 @@ void Emitter::store_op(const ir::Op& op) {
   Layout l = plan_.is_free(value_v) ? plan_.default_layout(t.shape) : plan_.fixed.at(value_v);
   ir::ValueId mask_v = op.attrs.has_mask ? op.operands[2] : ir::kNoValue;
   Regs value = block(value_v, l);
-  // A store outside loops is the kernel's last use of its addresses and masks: computing them
-  // again from the thread index ends the live ranges the loads started (bf16 BLOCK 8192, 16
-  // warps: 40 registers kept against 32 recomputed). In a loop the next step's loads need them.
-  std::optional<Rematerialize> again;
-  again.emplace(*this);
+  // Addresses and masks are computed again here from the thread index rather than taken from the
+  // loads' registers: keeping those live to the store cost registers (bf16 BLOCK 8192, 16 warps:
+  // 42 against 32; predicates beyond SASS's seven live in general registers).
+  Rematerialize again(*this);
   Regs ptr = block(ptr_v, l);
-  Regs mask;  // the mask block, only where a predicate cannot be recomputed here
-  auto mask_at = [&](std::size_t e) {
-    if (std::string p = recomputed_predicate(mask_v, l, e); !p.empty()) return p;
-    if (mask.empty()) mask = block(mask_v, l);
-    return mask[e];
-  };
+  Regs mask = op.attrs.has_mask ? block(mask_v, l) : Regs();
   std::string owner = owner_predicate(l);
   const std::uint32_t replica_regs = cuda::replica_mask(l.reg);
   auto predicate = [&](std::size_t e) {
-    if (!op.attrs.has_mask) return owner;
-    std::string m = mask_at(e);
-    if (owner.empty()) return m;
+    if (mask.empty()) return owner;
+    if (owner.empty()) return mask[e];
     std::string p = code_.reg(RegClass::pred);
-    code_.ins(fmt::format("and.pred {}, {}, {}", p, owner, m));
+    code_.ins(fmt::format("and.pred {}, {}, {}", p, owner, mask[e]));
     return p;
   };
   if (t.is_bool()) {
@@ -205,46 +198,6 @@ void Emitter::store_op(const ir::Op& op) {
     L2Hint hint = l2_hint(code_, op.attrs.eviction);
     code_.ins(fmt::format("{}st.global{}{}.{} [{}], {}{}", guard(predicate(first)), hint.qualifier,
                           vector_suffix(words.size()), ty, ptr[first], word_list(words), hint.operand));
-  }
-}
-
-// Stores come last, often long after the loads that used the same mask: a predicate kept
-// live from one to the other costs a general register each (SASS has seven predicate
-// registers), and one per vector access added up to 24 registers in the seed softmax
-// (f32, BLOCK 16384: 82 against NVRTC's 58, which recomputes them). A comparison of values
-// still in registers costs one setp to redo.
-std::string Emitter::recomputed_predicate(ir::ValueId mask, const Layout& l, std::size_t e, int depth) {
-  if (mask == ir::kNoValue || depth > 2 || type(mask).is_scalar()) return {};
-  auto def = def_.find(mask);
-  if (def == def_.end()) return {};
-  const ir::Op& op = *def->second;
-  std::vector<std::string> args;
-  switch (op.kind) {
-    case ir::OpKind::cmp_lt:
-    case ir::OpKind::cmp_le:
-    case ir::OpKind::cmp_gt:
-    case ir::OpKind::cmp_ge:
-    case ir::OpKind::cmp_eq:
-    case ir::OpKind::cmp_ne:
-      for (ir::ValueId v : op.operands) {
-        if (type(v).is_scalar()) {
-          args.push_back(scalar(v));
-          continue;
-        }
-        const Regs* known = recall(v, l);  // only values already in registers, in this layout
-        if (!known) return {};
-        args.push_back((*known)[e]);
-      }
-      return elementwise(op, args);
-    case ir::OpKind::bit_and:
-    case ir::OpKind::bit_or:
-      for (ir::ValueId v : op.operands) {
-        std::string p = type(v).is_scalar() ? scalar(v) : recomputed_predicate(v, l, e, depth + 1);
-        if (p.empty()) return {};
-        args.push_back(p);
-      }
-      return elementwise(op, args);
-    default: return {};
   }
 }
 
