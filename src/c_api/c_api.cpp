@@ -55,6 +55,20 @@ const tilejit::KernelBase& library_kernel(const std::string& name) {
   throw tilejit::Error(fmt::format("unknown kernel '{}' (known: {})", name, tilejit_kernel_names()));
 }
 
+// ops::softmax or ops::log_softmax on device pointers and a stream, guarded.
+using SoftmaxFn = void (*)(tilejit::Pointer, tilejit::Pointer, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                           tilejit::StreamHandle, const tilejit::ops::SoftmaxOptions&);
+int device_softmax(SoftmaxFn fn, void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                   int64_t out_row_stride, int in_dtype, int out_dtype, void* stream) {
+  return guarded([&] {
+    tilejit::ops::SoftmaxOptions options;
+    options.backend = tilejit::Backend::cuda;
+    fn({reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), tilejit::Memory::device},
+       {reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), tilejit::Memory::device}, rows, cols, in_row_stride,
+       out_row_stride, static_cast<tilejit::StreamHandle>(stream), options);
+  });
+}
+
 }  // namespace
 
 struct tilejit_compiled {
@@ -122,24 +136,14 @@ int tilejit_softmax_seed(void* out, const void* in, int64_t rows, int64_t cols, 
 
 int tilejit_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
                     int64_t out_row_stride, int in_dtype, int out_dtype, void* stream) {
-  return guarded([&] {
-    tilejit::ops::SoftmaxOptions options;
-    options.backend = tilejit::Backend::cuda;
-    tilejit::ops::softmax({reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), tilejit::Memory::device},
-                          {reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), tilejit::Memory::device}, rows,
-                          cols, in_row_stride, out_row_stride, static_cast<tilejit::StreamHandle>(stream), options);
-  });
+  return device_softmax(tilejit::ops::softmax, out, in, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype,
+                        stream);
 }
 
 int tilejit_log_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
                         int64_t out_row_stride, int in_dtype, int out_dtype, void* stream) {
-  return guarded([&] {
-    tilejit::ops::SoftmaxOptions options;
-    options.backend = tilejit::Backend::cuda;
-    tilejit::ops::log_softmax({reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), tilejit::Memory::device},
-                              {reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), tilejit::Memory::device}, rows,
-                              cols, in_row_stride, out_row_stride, static_cast<tilejit::StreamHandle>(stream), options);
-  });
+  return device_softmax(tilejit::ops::log_softmax, out, in, rows, cols, in_row_stride, out_row_stride, in_dtype,
+                        out_dtype, stream);
 }
 
 }  // extern "C"

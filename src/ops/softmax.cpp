@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 
 #include "softmax_internal.h"
@@ -58,14 +59,26 @@ const char* strategy_name(SoftmaxStrategy s) {
   return "?";
 }
 
-bool parse_strategy(std::string_view name, SoftmaxStrategy& out) {
-  for (auto s : {SoftmaxStrategy::automatic, SoftmaxStrategy::rows_2d, SoftmaxStrategy::row_in_registers,
-                 SoftmaxStrategy::online, SoftmaxStrategy::split_row})
-    if (name == strategy_name(s)) {
-      out = s;
+namespace {
+
+// The value of `all` that `name_of` calls `name`.
+template <class E>
+bool parse_named(std::string_view name, std::initializer_list<E> all, const char* (*name_of)(E), E& out) {
+  for (E e : all)
+    if (name == name_of(e)) {
+      out = e;
       return true;
     }
   return false;
+}
+
+}  // namespace
+
+bool parse_strategy(std::string_view name, SoftmaxStrategy& out) {
+  return parse_named(name,
+                     {SoftmaxStrategy::automatic, SoftmaxStrategy::rows_2d, SoftmaxStrategy::row_in_registers,
+                      SoftmaxStrategy::online, SoftmaxStrategy::split_row},
+                     strategy_name, out);
 }
 
 const char* grid_name(SoftmaxGrid g) {
@@ -77,12 +90,7 @@ const char* grid_name(SoftmaxGrid g) {
 }
 
 bool parse_grid(std::string_view name, SoftmaxGrid& out) {
-  for (auto g : {SoftmaxGrid::persistent, SoftmaxGrid::per_row})
-    if (name == grid_name(g)) {
-      out = g;
-      return true;
-    }
-  return false;
+  return parse_named(name, {SoftmaxGrid::persistent, SoftmaxGrid::per_row}, grid_name, out);
 }
 
 std::string describe(const SoftmaxConfig& c) {

@@ -347,29 +347,16 @@ TEST_CASE("PTX path: the op's grid-stride kernels use about as many registers as
   struct Case {
     const char* what;
     int warps;
-    std::function<const CompiledKernel&(const CompileOptions&)> compile;
+    const KernelBase& kernel;
+    std::vector<Arg> args;
   };
+  const Pointer f0 = fake(DType::f32, 0), f1 = fake(DType::f32, 1), b0 = fake(DType::bf16, 0),
+                b1 = fake(DType::bf16, 1);
   const Case cases[] = {
-      {"rows_2d f32 256 x 2", 2,
-       [](const CompileOptions& o) -> const CompiledKernel& {
-         return ops::softmax_rows_2d_op().compile(
-             {fake(DType::f32, 0), fake(DType::f32, 1), 256, 256, 4096, 256, 2, 256, 0, 0, 1}, o);
-       }},
-      {"rows_2d bf16 128 x 8", 4,
-       [](const CompileOptions& o) -> const CompiledKernel& {
-         return ops::softmax_rows_2d_op().compile(
-             {fake(DType::bf16, 0), fake(DType::bf16, 1), 128, 128, 65536, 128, 8, 128, 0, 0, 1}, o);
-       }},
-      {"rows_2d bf16 512 x 2", 1,
-       [](const CompileOptions& o) -> const CompiledKernel& {
-         return ops::softmax_rows_2d_op().compile(
-             {fake(DType::bf16, 0), fake(DType::bf16, 1), 512, 512, 32768, 512, 2, 512, 0, 0, 1}, o);
-       }},
-      {"row bf16 16384", 16,
-       [](const CompileOptions& o) -> const CompiledKernel& {
-         return ops::softmax_row_op().compile(
-             {fake(DType::bf16, 0), fake(DType::bf16, 1), 16384, 16384, 4096, 16384, 16384, 0, 0, 1}, o);
-       }},
+      {"rows_2d f32 256 x 2", 2, ops::softmax_rows_2d_op(), {f0, f1, 256, 256, 4096, 256, 2, 256, 0, 0, 1}},
+      {"rows_2d bf16 128 x 8", 4, ops::softmax_rows_2d_op(), {b0, b1, 128, 128, 65536, 128, 8, 128, 0, 0, 1}},
+      {"rows_2d bf16 512 x 2", 1, ops::softmax_rows_2d_op(), {b0, b1, 512, 512, 32768, 512, 2, 512, 0, 0, 1}},
+      {"row bf16 16384", 16, ops::softmax_row_op(), {b0, b1, 16384, 16384, 4096, 16384, 16384, 0, 0, 1}},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
@@ -378,9 +365,9 @@ TEST_CASE("PTX path: the op's grid-stride kernels use about as many registers as
     o.arch = "sm_90";
     o.backend = Backend::cuda;
     o.codegen = GpuCodegen::cuda;
-    int nvrtc = c.compile(o).metadata().registers;
+    int nvrtc = c.kernel.compile(c.args, o).metadata().registers;
     o.codegen = GpuCodegen::ptx;
-    const CompiledKernel& k = c.compile(o);
+    const CompiledKernel& k = c.kernel.compile(c.args, o);
     REQUIRE(k.metadata().codegen == "ptx");
     CHECK(k.metadata().registers <= nvrtc + nvrtc / 10 + 2);
   }
