@@ -7,13 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <latch>
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "run_together.h"
 #include "scoped_env.h"
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
@@ -120,14 +119,7 @@ TEST_CASE("threads compiling two keys get two compiles") {
   ScaleKernel k("scale", scale_kernel, {"x", "out", "n", "BLOCK"});
   constexpr int kThreads = 8;
   std::vector<const CompiledKernel*> got(kThreads, nullptr);
-  std::latch start(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      got[t] = &k.compile(args(1000, t % 2 ? 128 : 256), sm90());
-    });
-  for (auto& th : threads) th.join();
+  tilejit::testing::run_together(kThreads, [&](int t) { got[t] = &k.compile(args(1000, t % 2 ? 128 : 256), sm90()); });
   CHECK(k.compile_count() == 2);
   for (int t = 2; t < kThreads; ++t) CHECK(got[t] == got[t % 2]);
   CHECK(got[0] != got[1]);
@@ -154,18 +146,13 @@ TEST_CASE("a failing compile raced by several threads fails for all and leaves n
   ScaleKernel k("scale", scale_kernel, {"x", "out", "n", "BLOCK"});
   constexpr int kThreads = 4;
   std::vector<int> failures(kThreads, 0);
-  std::latch start(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      try {
-        k.compile(args(1000, 12), sm90());
-      } catch (const UserError&) {
-        failures[t] = 1;
-      }
-    });
-  for (auto& th : threads) th.join();
+  tilejit::testing::run_together(kThreads, [&](int t) {
+    try {
+      k.compile(args(1000, 12), sm90());
+    } catch (const UserError&) {
+      failures[t] = 1;
+    }
+  });
   for (int t = 0; t < kThreads; ++t) CHECK(failures[t] == 1);
   CHECK(k.cache_size() == 0);
   CHECK_NOTHROW(k.compile(args(1000, 16), sm90()));

@@ -4,10 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <latch>
-#include <thread>
+#include <vector>
 
 #include "jit_test_util.h"
+#include "run_together.h"
 #include "tilejit/cache.h"
 
 using namespace tilejit;
@@ -18,14 +18,7 @@ TEST_CASE("eight threads asking for one key: one compile, one disk entry, one ke
   auto k = make_scale();
   constexpr int kThreads = 8;
   std::vector<const CompiledKernel*> got(kThreads, nullptr);
-  std::latch start(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      got[t] = &k.compile(scale_args(1024, 1000 + t), sm());
-    });
-  for (auto& th : threads) th.join();
+  tilejit::testing::run_together(kThreads, [&](int t) { got[t] = &k.compile(scale_args(1024, 1000 + t), sm()); });
   CHECK(k.compile_count() == 1);
   for (int t = 0; t < kThreads; ++t) CHECK(got[t] == got[0]);
   CHECK(entries(cache.dir.path()).size() == 1);
@@ -36,14 +29,9 @@ TEST_CASE("launch-path lookups from many threads agree with compile()") {
   auto k = make_scale();
   constexpr int kThreads = 8;
   std::vector<const CompiledKernel*> got(kThreads * 100, nullptr);
-  std::latch start(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      for (int i = 0; i < 100; ++i) got[t * 100 + i] = &k.compile(scale_args(i % 2 ? 64 : 128), sm());
-    });
-  for (auto& th : threads) th.join();
+  tilejit::testing::run_together(kThreads, [&](int t) {
+    for (int i = 0; i < 100; ++i) got[t * 100 + i] = &k.compile(scale_args(i % 2 ? 64 : 128), sm());
+  });
   CHECK(k.compile_count() == 2);
   for (int i = 0; i < kThreads * 100; ++i) CHECK(got[i] == got[i % 2]);
 }
