@@ -114,15 +114,6 @@ if ((configured)); then
   if run_step build 300 "$buildlog" cmake --build "$BUILD" -j "$JOBS" >/dev/null; then
     built=1
     echo "build: ok"
-  elif grep -q "PTX assembled in process" "$buildlog"; then
-    # The in-process PTX compiler is the newest dependency: if linking it is what broke, say so
-    # and keep the run useful with the ptxas program instead (the failed step stays recorded).
-    echo "gpu-check: build failed with nvPTXCompiler linked in; retrying without it" | tee -a "$buildlog"
-    grep -E -B 2 -A 6 'error|Error' "$buildlog" | head -n 30
-    if run_step "configure (no nvPTXCompiler)" 120 "$buildlog" cmake "$BUILD" -DTILEJIT_WITH_NVPTXCOMPILER=OFF \
-      >/dev/null && run_step "build (no nvPTXCompiler)" 300 "$buildlog" cmake --build "$BUILD" -j "$JOBS" >/dev/null; then
-      built=1
-    fi
   fi
 fi
 if ((!built)); then
