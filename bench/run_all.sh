@@ -6,6 +6,8 @@
 #   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
 #   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx, the PTX generator
 #                            (ptx/latency.md, seed_sweep_ptx.md); the default is CUDA C + NVRTC
+#   generators  tilejit's op and seed kernels (and copy) through each generator, cuda then ptx:
+#               generators/cuda/softmax.md, generators/ptx/softmax.md
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +19,11 @@ for bench in ${BENCHES:-softmax latency}; do
   case $bench in
     softmax)
       PYTHONUNBUFFERED=1 python3 -X faulthandler bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" --out "$OUT" ${BENCH_ARGS:-} ;;
+    generators)
+      for gen in cuda ptx; do
+        TILEJIT_CODEGEN=$gen PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" \
+          --out "$OUT/generators/$gen" --impls copy,tilejit_op,tilejit_seed ${BENCH_ARGS:-}
+      done ;;
     latency)
       "$BUILD/bench/bench-latency" --out "$OUT"
       # Triton beside it, in the same file (a failure here does not lose tilejit's numbers).

@@ -105,10 +105,16 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--min-n", type=int, default=0, help="only shapes with at least this many columns")
+    ap.add_argument("--impls", default=",".join(IMPLS),
+                    help="comma-separated subset of " + ",".join(IMPLS) + " (copy is always run: it is C)")
     args = ap.parse_args()
     torch.manual_seed(0)
+    wanted = set(args.impls.split(",")) | {"copy"}
+    unknown = wanted - set(IMPLS)
+    if unknown:
+        ap.error(f"unknown --impls: {','.join(sorted(unknown))}")
     tj, tr = Tilejit(args.lib), TritonSeedSoftmax()
-    compiled = make_compiled_softmax()
+    compiled = make_compiled_softmax() if "torch_compile" in wanted else None
     shapes = [s for s in (QUICK_SHAPES if args.quick else SHAPES) if s[1] >= args.min_n]
     rows = []
     for dtype in (torch.float32, torch.bfloat16):
@@ -126,6 +132,7 @@ def main():
                 "torch_compile": (lambda: compiled(x)) if compiled else None,
                 "triton": (lambda: tr(x, y)) if seed_ok else None,
             }
+            impls = {k: v for k, v in impls.items() if k in wanted}
             result = {}
             for name, fn in impls.items():
                 if fn is None:
@@ -158,7 +165,8 @@ def write_report(rows, out_dir, plot=True):
             commit = "unknown"
     gpu = torch.cuda.get_device_name()
     lines = [f"# Softmax on {gpu}", "",
-             f"Date {datetime.date.today()}, commit {commit}, torch {torch.__version__}, triton {triton.__version__}.",
+             f"Date {datetime.date.today()}, commit {commit}, torch {torch.__version__}, triton {triton.__version__}, "
+             f"tilejit GPU code generator: {os.environ.get('TILEJIT_CODEGEN') or 'default'}.",
              "Method: triton.testing.do_bench median (L2 flushed before each run); bytes = input read + output "
              "written; C = device-to-device copy of the same bytes timed the same way. Every output checked "
              "against float64 first.", "",
