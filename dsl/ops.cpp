@@ -107,6 +107,24 @@ Tensor reduction(ir::ReduceKind kind, const char* name, const Operand& x, int ax
   return tr.make(tr.at(x.loc()).reduce(v, axis, kind));
 }
 
+Tensor cluster_reduction(ir::ReduceKind kind, const char* name, const Operand& x, std::int64_t cluster_size) {
+  Tracer& tr = tracer(x);
+  int v = detail::value_of(tr, x);
+  const auto& t = tr.type(v);
+  if (t.is_ptr || t.is_bool())
+    throw UserError(fmt::format("{}: needs a number, got {}", name, describe(tr, v)), x.loc());
+  if (!t.is_scalar())
+    throw UserError(fmt::format("{}: reduces one scalar per program, got the block {} (reduce it first, e.g. "
+                                "tl::max(x, 0))",
+                                name, describe(tr, v)),
+                    x.loc());
+  if (cluster_size < 1 || cluster_size > ir::kMaxClusterSize)
+    throw UserError(
+        fmt::format("{}: cluster size {} is out of range (1 to {} programs)", name, cluster_size, ir::kMaxClusterSize),
+        x.loc());
+  return tr.make(tr.at(x.loc()).cluster_reduce(v, static_cast<int>(cluster_size), kind));
+}
+
 }  // namespace
 
 Tensor operator+(const Operand& a, const Operand& b) {
@@ -349,6 +367,15 @@ void store(const Operand& ptrs, const Operand& value, const Operand& mask, Evict
 Tensor max(const Operand& x, int axis) { return reduction(ir::ReduceKind::max, "max", x, axis); }
 Tensor min(const Operand& x, int axis) { return reduction(ir::ReduceKind::min, "min", x, axis); }
 Tensor sum(const Operand& x, int axis) { return reduction(ir::ReduceKind::sum, "sum", x, axis); }
+Tensor cluster_max(const Operand& x, std::int64_t cluster_size) {
+  return cluster_reduction(ir::ReduceKind::max, "cluster_max", x, cluster_size);
+}
+Tensor cluster_min(const Operand& x, std::int64_t cluster_size) {
+  return cluster_reduction(ir::ReduceKind::min, "cluster_min", x, cluster_size);
+}
+Tensor cluster_sum(const Operand& x, std::int64_t cluster_size) {
+  return cluster_reduction(ir::ReduceKind::sum, "cluster_sum", x, cluster_size);
+}
 
 namespace detail {
 void trace_for_range(const Operand& start, const Operand& end, const Operand& step, const LoopOptions& options,

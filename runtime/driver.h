@@ -42,6 +42,7 @@ namespace tilejit::rt {
   X(cuFuncGetAttribute)                          \
   X(cuFuncSetAttribute)                          \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+  X(cuOccupancyMaxActiveClusters)                \
   X(cuLaunchKernel)                              \
   X(cuStreamSynchronize)                         \
   X(cuEventCreate)                               \

@@ -109,6 +109,26 @@ int LoadedKernel::max_active_blocks_per_sm(int threads_per_block, int dynamic_sm
   return blocks;
 }
 
+int LoadedKernel::max_active_clusters(int cluster_size, int threads_per_block, int dynamic_smem_bytes) const {
+  make_context_current();
+  CUlaunchConfig config{};
+  config.gridDimX = static_cast<unsigned>(cluster_size);  // any multiple of the cluster size
+  config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = static_cast<unsigned>(threads_per_block);
+  config.blockDimY = config.blockDimZ = 1;
+  config.sharedMemBytes = static_cast<unsigned>(dynamic_smem_bytes);
+  int clusters = 0;
+  check(driver().cuOccupancyMaxActiveClusters(&clusters, function_, &config), "cuOccupancyMaxActiveClusters",
+        fmt::format("kernel {}, clusters of {}", entry_name_, cluster_size));
+  return clusters;
+}
+
+void LoadedKernel::allow_non_portable_cluster_size() const {
+  make_context_current();
+  check(driver().cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+        "cuFuncSetAttribute", fmt::format("kernel {}: non-portable cluster size", entry_name_));
+}
+
 void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, StreamHandle stream,
                           void** params) const {
   // Grid limits are the driver's to check: its error (a CudaError naming cuLaunchKernel and

@@ -45,6 +45,11 @@ class LoadedKernel {
   KernelResources resources() const;
   /// Blocks of `threads_per_block` threads that fit on one SM at once; 0 when none do.
   int max_active_blocks_per_sm(int threads_per_block, int dynamic_smem_bytes) const;
+  /// For a kernel compiled with clusters of `cluster_size` blocks: how many such clusters the
+  /// device runs at once (cuOccupancyMaxActiveClusters; 0 when none fit).
+  int max_active_clusters(int cluster_size, int threads_per_block, int dynamic_smem_bytes) const;
+  /// Lets a kernel compiled for clusters of more than 8 blocks (the portable limit) launch.
+  void allow_non_portable_cluster_size() const;
 
   /// Launches on `stream` (nullptr: legacy default stream); asynchronous. `params` points at one
   /// pointer per kernel parameter, each to the argument's value, as cuLaunchKernel expects.

@@ -147,6 +147,8 @@ struct KernelMetadata {
   std::string codegen;
   int num_warps = 4;
   int num_stages = 1;
+  /// Programs per thread-block cluster (tl::cluster_* reductions; consecutive along axis 0), else 1.
+  int cluster_size = 1;
   int dynamic_shared_bytes = 0;        ///< scratch for reductions / layout conversions
   std::int64_t cpu_scratch_bytes = 0;  ///< CPU: per-thread scratch for materialized blocks
   int registers = 0;                   ///< from ptxas
@@ -224,7 +226,9 @@ class CompiledKernel {
 /// Grid size of a persistent launch over `work_items` (rows): as many programs as can be
 /// resident at once — SMs × min(registers per SM / registers per program, shared memory per SM
 /// / shared memory per program) — but no more than `work_items`. Needs a GPU for CUDA kernels;
-/// for CPU kernels it is a few programs per core (capped by `work_items`).
+/// for CPU kernels it is a few programs per core (capped by `work_items`). For a kernel with
+/// clusters of C programs, work items are counted per cluster and the grid is C × the number of
+/// clusters resident at once (cuOccupancyMaxActiveClusters), capped by `work_items` clusters.
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items);
 
 namespace detail {

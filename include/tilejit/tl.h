@@ -210,6 +210,18 @@ Tensor max(const Operand& x, int axis);
 Tensor min(const Operand& x, int axis);
 Tensor sum(const Operand& x, int axis);
 
+// ---- reductions across a thread-block cluster (sm_90 and newer on the GPU) ----
+// Programs are grouped into clusters of `cluster_size` consecutive program ids along axis 0
+// (cluster k holds programs k * cluster_size ... k * cluster_size + cluster_size - 1; the grid's
+// axis 0 must be a multiple of it). cluster_max(x, C) returns, in every program of the cluster,
+// the max of scalar x over those C programs, exchanged through distributed shared memory; every
+// program gets the same bits. Every program of a cluster must reach the same cluster reductions
+// in the same order (loop trip counts equal across the cluster), as with a barrier: a program
+// that skips one leaves the others waiting. One kernel uses one cluster size.
+Tensor cluster_max(const Operand& x, std::int64_t cluster_size);
+Tensor cluster_min(const Operand& x, std::int64_t cluster_size);
+Tensor cluster_sum(const Operand& x, std::int64_t cluster_size);
+
 // ---- loops ----
 struct LoopOptions {
   /// Software-pipelining hint: how many iterations' loads may be in flight.

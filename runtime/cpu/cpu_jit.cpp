@@ -17,6 +17,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "runtime/cpu/cluster.h"
 #include "runtime/cpu/jit_instance.h"
 #include "tilejit/error.h"
 
@@ -44,6 +45,13 @@ JitInstance* create_instance() {
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*host).create();
   if (!jit) throw CompileError("LLVM could not create its JIT", error_message(jit.takeError()), "", "");
   auto* inst = new JitInstance{std::move(*jit), std::make_unique<llvm::orc::JITTargetMachineBuilder>(*host)};
+  // Cluster reductions call back into the runtime (cluster.h).
+  llvm::orc::SymbolMap cluster_symbols;
+  for (const ClusterHelper& h : cluster_helpers())
+    cluster_symbols[inst->lljit->mangleAndIntern(h.name)] = {llvm::orc::ExecutorAddr::fromPtr(h.address),
+                                                             llvm::JITSymbolFlags::Exported};
+  if (auto e = inst->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(cluster_symbols))))
+    throw CompileError("LLVM could not define the cluster helpers", error_message(std::move(e)), "", "");
 #if defined(__x86_64__)
   // half <-> float helpers for hosts without F16C, whether or not the process has them.
   llvm::orc::SymbolMap helpers;
@@ -145,6 +153,8 @@ CpuCompileOutput compile_llvm_ir(const std::string& ir, const std::string& entry
   auto jd = j.lljit->createJITDylib(fmt::format("{}#{}", entry_name, counter++));
   if (!jd) throw CompileError("LLVM could not create a JIT dylib", error_message(jd.takeError()), ir, options);
   auto remove = [&] { llvm::consumeError(j.lljit->getExecutionSession().removeJITDylib(*jd)); };
+  // The runtime helpers (cluster reductions, f16 conversions) are defined in the main dylib.
+  jd->addToLinkOrder(j.lljit->getMainJITDylib());
   if (auto e = j.lljit->addIRModule(*jd, llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)))) {
     remove();
     throw CompileError("LLVM could not add the module to the JIT", error_message(std::move(e)), ir, options);

@@ -27,7 +27,10 @@ class CpuKernel {
   /// Runs every program of the grid (x fastest, as on the GPU), one call each, spread over at
   /// most `max_threads` threads (0: default_threads()), each with its own scratch memory.
   /// Synchronous; thread-safe. Each dimension must be at most 2^31 - 1 (program ids are i32).
-  void launch(std::uint64_t x, std::uint64_t y, std::uint64_t z, void** params, int max_threads = 0) const;
+  /// With cluster_size > 1 (x a multiple of it), each cluster's programs run at once on their
+  /// own threads (cluster.h).
+  void launch(std::uint64_t x, std::uint64_t y, std::uint64_t z, void** params, int max_threads = 0,
+              int cluster_size = 1) const;
 
  private:
   std::unique_ptr<Impl> impl_;

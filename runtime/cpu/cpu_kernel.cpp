@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "runtime/cpu/cluster.h"
 #include "runtime/cpu/cpu_jit.h"
 #include "runtime/cpu/jit_instance.h"
 #include "runtime/cpu/thread_pool.h"
@@ -44,7 +45,8 @@ CpuKernel::~CpuKernel() {
 CpuKernel::Entry CpuKernel::entry() const { return impl_->entry; }
 std::int64_t CpuKernel::scratch_bytes() const { return impl_->scratch_bytes; }
 
-void CpuKernel::launch(std::uint64_t x, std::uint64_t y, std::uint64_t z, void** params, int max_threads) const {
+void CpuKernel::launch(std::uint64_t x, std::uint64_t y, std::uint64_t z, void** params, int max_threads,
+                       int cluster_size) const {
   constexpr std::uint64_t kMax = std::numeric_limits<std::int32_t>::max();
   if (x > kMax || y > kMax || z > kMax)
     throw Error(fmt::format("grid ({}, {}, {}): each dimension must be at most {}", x, y, z, kMax));
@@ -56,6 +58,15 @@ void CpuKernel::launch(std::uint64_t x, std::uint64_t y, std::uint64_t z, void**
   Entry entry = impl_->entry;
   std::int64_t scratch_bytes = impl_->scratch_bytes;
   auto nx = static_cast<std::int32_t>(x), ny = static_cast<std::int32_t>(y), nz = static_cast<std::int32_t>(z);
+  if (cluster_size > 1) {
+    if (x % static_cast<std::uint64_t>(cluster_size) != 0)
+      throw Error(fmt::format("grid.x = {} is not a multiple of the kernel's cluster size {}", x, cluster_size));
+    run_clusters(x, y, z, cluster_size, max_threads > 0 ? max_threads : default_threads(),
+                 [&](std::int32_t px, std::int32_t py, std::int32_t pz) {
+                   entry(params, thread_scratch(scratch_bytes), px, py, pz, nx, ny, nz);
+                 });
+    return;
+  }
   ThreadPool::instance().parallel_for(
       total, max_threads > 0 ? max_threads : default_threads(), [&](std::uint64_t begin, std::uint64_t end) {
         void* scratch = thread_scratch(scratch_bytes);

@@ -128,6 +128,13 @@ ValueId Builder::reduce(ValueId v, int axis, ReduceKind k) {
   return single(std::move(op));
 }
 
+ValueId Builder::cluster_reduce(ValueId v, int cluster_size, ReduceKind k) {
+  Op op{OpKind::cluster_reduce, {v}, {}, {}, {}, {}};
+  op.attrs.cluster_size = cluster_size;
+  op.attrs.reduce = k;
+  return single(std::move(op));
+}
+
 void Builder::yield(const std::vector<ValueId>& values) {
   Op op{OpKind::yield, values, {}, {}, {}, {}};
   op.loc = loc_;

@@ -33,6 +33,8 @@ class Builder {
   ValueId load(ValueId ptr, ValueId mask = kNoValue, ValueId other = kNoValue, Eviction eviction = Eviction::normal);
   void store(ValueId ptr, ValueId value, ValueId mask = kNoValue, Eviction eviction = Eviction::normal);
   ValueId reduce(ValueId v, int axis, ReduceKind k);
+  /// The reduction of scalar `v` over the `cluster_size` programs of this program's cluster.
+  ValueId cluster_reduce(ValueId v, int cluster_size, ReduceKind k);
   void yield(const std::vector<ValueId>& values);
   /// Appends a for_range whose body (args: induction variable, then one per init; ends with
   /// a yield) was built separately. Returns the loop results, one per init.

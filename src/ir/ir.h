@@ -46,6 +46,7 @@ struct OpAttrs {
   double float_value = 0.0;         // constant (float types)
   std::int64_t start = 0, end = 0;  // arange
   int axis = 0;                     // expand_dims, reduce
+  int cluster_size = 1;             // cluster_reduce: programs per cluster (consecutive along axis 0)
   ReduceKind reduce = ReduceKind::sum;
   int num_stages = 1;                    // for_range: software-pipelining hint
   bool has_mask = false;                 // load/store
@@ -94,5 +95,13 @@ struct Function {
 
 /// for_range operand layout: [start, end, step, init_0 ... init_n-1].
 constexpr int kForFixedOperands = 3;
+
+/// The largest thread-block cluster a kernel may ask for (16 on sm_90 with the driver's
+/// non-portable-size opt-in, which the launcher sets above 8).
+constexpr int kMaxClusterSize = 16;
+
+/// Programs per cluster the function's cluster_reduce ops ask for (1 when it has none). All of
+/// them must agree: throws UserError naming both source lines otherwise.
+int cluster_size(const Function& f);
 
 }  // namespace tilejit::ir

@@ -62,6 +62,7 @@ class Printer {
       case OpKind::arange: return fmt::format("{}, {}", a.start, a.end);
       case OpKind::expand_dims:
       case OpKind::reduce: return fmt::format("axis={}", a.axis);
+      case OpKind::cluster_reduce: return fmt::format("cluster={}", a.cluster_size);
       case OpKind::load:
       case OpKind::store:
         return a.eviction == Eviction::first ? "evict_first" : a.eviction == Eviction::last ? "evict_last" : "";
@@ -86,7 +87,8 @@ class Printer {
         continue;
       }
       std::string opname = op_name(op.kind);
-      if (op.kind == OpKind::reduce) opname += std::string(".") + reduce_name(op.attrs.reduce);
+      if (op.kind == OpKind::reduce || op.kind == OpKind::cluster_reduce)
+        opname += std::string(".") + reduce_name(op.attrs.reduce);
       std::vector<std::string> parts;
       if (op.kind == OpKind::load || op.kind == OpKind::store) {
         std::size_t plain = op.kind == OpKind::load ? 1 : 2;

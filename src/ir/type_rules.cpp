@@ -104,6 +104,11 @@ Type special_type(const Function& f, const Op& op) {
       s.erase(s.begin() + op.attrs.axis);
       return t(0).with_shape(s);
     }
+    case OpKind::cluster_reduce:
+      expect_operands(op, 1);
+      if (!t(0).is_scalar() || t(0).is_ptr || t(0).is_bool()) fail(op, "cluster_reduce needs a scalar number");
+      if (op.attrs.cluster_size < 1 || op.attrs.cluster_size > kMaxClusterSize) fail(op, "bad cluster size");
+      return t(0);
     default: fail(op, "not handled");
   }
 }

@@ -54,12 +54,13 @@ const rt::LoadedKernel& CompiledKernel::Impl::module() const {
     if (load_ptx) {
       const std::string& ptx = stages.at("ptx");
       loaded = rt::LoadedKernel::load(std::vector<char>(ptx.begin(), ptx.end()), metadata.entry_name);
-      return;
+    } else {
+      if (cubin.empty())
+        throw Error(fmt::format("kernel {} was compiled for {} without a cubin; it cannot be loaded",
+                                metadata.entry_name, metadata.arch));
+      loaded = rt::LoadedKernel::load(cubin, metadata.entry_name);
     }
-    if (cubin.empty())
-      throw Error(fmt::format("kernel {} was compiled for {} without a cubin; it cannot be loaded", metadata.entry_name,
-                              metadata.arch));
-    loaded = rt::LoadedKernel::load(cubin, metadata.entry_name);
+    if (metadata.cluster_size > 8) loaded->allow_non_portable_cluster_size();
   });
   return *loaded;
 }
@@ -157,6 +158,11 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
     packed[n++] = slot;
   }
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // nothing to run, as in Triton
+  if (grid.x % static_cast<std::uint64_t>(metadata.cluster_size) != 0)
+    throw UserError(fmt::format("grid.x = {} is not a multiple of the cluster size {} of kernel '{}' (its "
+                                "tl::cluster_* reductions group that many consecutive programs)",
+                                grid.x, metadata.cluster_size, metadata.kernel_name),
+                    loc);
   rt::Dim3 dims{grid_dim(grid.x, "x", loc), grid_dim(grid.y, "y", loc), grid_dim(grid.z, "z", loc)};
   if (on_cpu) {
     if (options.cpu_threads < 0)
@@ -169,9 +175,21 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
 }
 
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items) {
-  if (kernel.metadata().backend == Backend::cpu) return jit::cpu_persistent_grid(work_items);
-  const auto& dev = rt::current_device();
   const auto& md = kernel.metadata();
+  if (md.cluster_size > 1) {
+    const auto c = static_cast<std::uint64_t>(md.cluster_size);
+    std::uint64_t resident = 0;
+    if (md.backend == Backend::cpu) {
+      resident = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(default_cpu_threads()) / c);
+    } else {
+      const auto& m = kernel.impl().module();
+      resident = static_cast<std::uint64_t>(
+          std::max(1, m.max_active_clusters(md.cluster_size, 32 * md.num_warps, md.dynamic_shared_bytes)));
+    }
+    return c * std::max<std::uint64_t>(1, std::min(resident, work_items));
+  }
+  if (md.backend == Backend::cpu) return jit::cpu_persistent_grid(work_items);
+  const auto& dev = rt::current_device();
   DeviceResources r = kernel.resources();
   std::uint64_t per_sm = static_cast<std::uint64_t>(std::max(1, r.max_active_blocks_per_sm));
   std::uint64_t regs_per_program = static_cast<std::uint64_t>(std::max(1, r.n_regs)) * 32u * md.num_warps;

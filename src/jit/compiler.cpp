@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -160,6 +161,14 @@ std::optional<codegen::ptx::PtxKernelSource> generate_ptx_or_explain(const ir::F
   }
 }
 
+// Thread-block clusters and distributed shared memory arrived with sm_90.
+bool supports_clusters(const std::string& arch) {
+  int number = 0;
+  for (char c : arch)
+    if (std::isdigit(static_cast<unsigned char>(c))) number = number * 10 + (c - '0');
+  return number >= 90;
+}
+
 std::string file_stem(const std::string& kernel, const std::string& hex) {
   std::string name;
   for (char c : kernel.substr(0, 64)) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -288,6 +297,12 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
     passes::canonicalize(f, debug_enabled());
   k->stages["ir.lowered"] = ir::print(f);
   md.trace_ms = ms_since(t0);
+  md.cluster_size = ir::cluster_size(f);
+  if (md.cluster_size > 1 && req.backend == Backend::cuda && !supports_clusters(md.arch))
+    throw Error(
+        fmt::format("kernel {} reduces across clusters of {} programs (tl::cluster_*), which needs sm_90 or "
+                    "newer; the target is {}",
+                    md.kernel_name, md.cluster_size, md.arch));
 
   if (req.backend == Backend::cpu) {
     // CPU kernels live in the ORC JIT as native code in this process's memory; there is

@@ -150,6 +150,7 @@ class Analyzer {
         return out;
       case ir::OpKind::load:
       case ir::OpKind::reduce:
+      case ir::OpKind::cluster_reduce:
       case ir::OpKind::program_id:
       case ir::OpKind::num_programs: return out;
       case ir::OpKind::maximum:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "example_kernels.h"
+#include "kernels/cluster_rows_kernel.h"
 #include "kernels/loop_reductions_kernel.h"
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
@@ -257,4 +258,44 @@ TEST_CASE("cross-warp reductions take two scratch buffers in turn: one barrier e
     // Four warps, one f32 partial each: two 16-byte buffers.
     CHECK(c.metadata().dynamic_shared_bytes == 32);
   }
+}
+
+TEST_CASE("cluster reductions: clusters compiled in, one remote store per rank and one cluster barrier each") {
+  std::vector<Arg> args{Pointer{0x10000, DType::f32},
+                        Pointer{0x20000, DType::f32},
+                        Pointer{0x30000, DType::i32},
+                        Pointer{0x40000, DType::f32},
+                        std::int64_t{7},
+                        std::int64_t{400},
+                        std::int64_t{128},
+                        std::int64_t{4}};
+  const CompiledKernel& c = tilejit_test::cluster_rows().compile(
+      args, {.num_warps = 4, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda});
+  CHECK(c.metadata().cluster_size == 4);
+  const std::string& cuda = c.stage("cuda");
+  CHECK(cuda.find("__cluster_dims__(4, 1, 1)") != std::string::npos);
+  // Four reductions per row (max, sum, min, count) plus the start-up barrier.
+  CHECK(count_of(cuda, "barrier.cluster.arrive.release.aligned") == 4);
+  CHECK(count_of(cuda, "barrier.cluster.arrive.relaxed.aligned") == 1);
+  CHECK(count_of(cuda, "st.shared::cluster.f32") == 3);
+  CHECK(count_of(cuda, "st.shared::cluster.s32") == 1);
+  // NVRTC took it: the cluster instructions are in its PTX.
+  const std::string& ptx = c.stage("ptx");
+  CHECK(ptx.find(".reqnctapercluster 4, 1, 1") != std::string::npos);
+  CHECK(ptx.find("mapa.shared::cluster") != std::string::npos);
+  CHECK(c.metadata().spill_store_bytes == 0);
+
+  // Clusters of one: no cluster code at all.
+  args[7] = std::int64_t{1};
+  const CompiledKernel& one = tilejit_test::cluster_rows().compile(
+      args, {.num_warps = 4, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda});
+  CHECK(one.metadata().cluster_size == 1);
+  CHECK(one.stage("cuda").find("tj_cluster") == std::string::npos);
+  CHECK(one.stage("cuda").find("__cluster_dims__") == std::string::npos);
+
+  // Before sm_90 there are no clusters: a clear error, not an NVRTC log.
+  args[7] = std::int64_t{2};
+  CHECK_THROWS_WITH_AS(tilejit_test::cluster_rows().compile(
+                           args, {.num_warps = 4, .num_stages = 1, .arch = "sm_80", .codegen = GpuCodegen::cuda}),
+                       doctest::Contains("needs sm_90 or newer; the target is sm_80"), Error);
 }

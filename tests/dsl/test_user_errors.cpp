@@ -108,6 +108,23 @@ void exp_fast_of_integer(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(auto e = tl::exp_fast(r));
 }
 
+void cluster_max_of_block(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto v = tl::load(x + tl::arange(0, 16));
+  HERE(auto m = tl::cluster_max(v, 2));
+}
+
+void cluster_sum_of_too_many(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto s = tl::sum(tl::load(x + tl::arange(0, 16)), 0);
+  HERE(auto m = tl::cluster_sum(s, 32));
+}
+
+void two_cluster_sizes(tl::Ptr x, tl::Ptr out, tl::Int, tl::Constexpr) {
+  auto s = tl::sum(tl::load(x + tl::arange(0, 16)), 0);
+  auto a = tl::cluster_sum(s, 2);
+  HERE(auto b = tl::cluster_max(s, 4));
+  tl::store(out, a + b);
+}
+
 void and_of_floats(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   auto v = tl::load(x + tl::arange(0, 16));
   HERE(auto b = v & v);
@@ -226,6 +243,13 @@ TEST_CASE("exp of an integer") {
 
 TEST_CASE("exp_fast of an integer") {
   expect_user_error([] { compile(exp_fast_of_integer); }, "exp_fast needs a floating-point operand", g_line);
+}
+
+TEST_CASE("cluster reductions: a block operand, a cluster too large, two sizes in one kernel") {
+  expect_user_error([] { compile(cluster_max_of_block); }, "cluster_max: reduces one scalar per program", g_line);
+  expect_user_error([] { compile(cluster_sum_of_too_many); }, "cluster_sum: cluster size 32 is out of range", g_line);
+  expect_user_error([] { compile(two_cluster_sizes); },
+                    "all cluster reductions of one kernel must use one cluster size", g_line);
 }
 
 TEST_CASE("bitwise & on floats") {

@@ -120,4 +120,13 @@ template <> __device__ __forceinline__ float tj_min(float a, float b) {
 )";
 }
 
+std::string reduce_combine(ir::ReduceKind k, const std::string& a, const std::string& b) {
+  switch (k) {
+    case ir::ReduceKind::sum: return fmt::format("{} + {}", a, b);
+    case ir::ReduceKind::max: return fmt::format("tj_max({}, {})", a, b);
+    case ir::ReduceKind::min: return fmt::format("tj_min({}, {})", a, b);
+  }
+  return "";
+}
+
 }  // namespace tilejit::codegen::cuda

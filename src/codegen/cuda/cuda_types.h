@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "ir/ir.h"
 #include "ir/type.h"
 
 namespace tilejit::codegen::cuda {
@@ -24,6 +25,9 @@ std::string convert(DType from, DType to, const std::string& expr);
 /// Literal of storage type.
 std::string int_literal(DType t, std::int64_t v);
 std::string float_literal(DType t, double v);
+
+/// `a (op) b` for a reduction's combining step, in compute type (max/min propagate NaN).
+std::string reduce_combine(ir::ReduceKind k, const std::string& a, const std::string& b);
 
 /// Helper functions every generated kernel starts with.
 const char* prelude();

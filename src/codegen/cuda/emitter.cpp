@@ -23,7 +23,8 @@ Emitter::Emitter(const ir::Function& f, const CudaCodegenOptions& options)
       options_(options),
       plan_(assign_layouts(f, options.num_warps)),
       axes_(passes::analyze_axes(f)),
-      numbers_(ir::value_numbers(f)) {
+      numbers_(ir::value_numbers(f)),
+      cluster_size_(ir::cluster_size(f)) {
   index_definitions(f.body, def_);
 }
 
@@ -169,6 +170,7 @@ CudaKernelSource Emitter::run() {
   line("const int tj_warp = threadIdx.x >> 5;");
   line("extern __shared__ __align__(16) unsigned char tj_smem[];");
   line("(void)tj_lane; (void)tj_warp; (void)tj_smem;");
+  out_ += cluster_prologue();
   const std::size_t constants_at = out_.size();
   region(f_.body);
   if (reduction_buffer_bytes_ > 0 || conversion_bytes_ > 0)  // known only now that the body is out
@@ -177,8 +179,10 @@ CudaKernelSource Emitter::run() {
   body.swap(out_);
   out_ = prelude();
   out_ += fmt::format("\n// kernel {}: {} warps\n", f_.name, options_.num_warps);
-  out_ += fmt::format("extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{\n", threads, options_.entry_name,
-                      fmt::join(params, ", "));
+  // Clusters are compiled in, so a plain launch runs the kernel in clusters.
+  std::string cluster_dims = cluster_size_ > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", cluster_size_) : "";
+  out_ += fmt::format("extern \"C\" __global__ void __launch_bounds__({}){} {}({}) {{\n", threads, cluster_dims,
+                      options_.entry_name, fmt::join(params, ", "));
   out_ += body;
   out_ += "}\n";
   return CudaKernelSource{out_, options_.entry_name, options_.num_warps,
@@ -196,6 +200,7 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::for_range: return loop_op(op);
     case ir::OpKind::store: return store_op(op);
     case ir::OpKind::reduce: return reduce_op(op);
+    case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
     default: break;
   }
   ir::ValueId res = op.results.at(0);

@@ -62,6 +62,9 @@ class Emitter {
   /// and aligned by the axis analysis, one mask value for all, at most 16 bytes.
   int vector_width(ir::ValueId ptr, ir::ValueId mask, const Layout& l) const;
   void reduce_op(const ir::Op& op);
+  /// cluster_reduce (cluster.cpp), and the declarations it needs at the top of the kernel.
+  void cluster_reduce_op(const ir::Op& op);
+  std::string cluster_prologue() const;
   void loop_op(const ir::Op& op);
   std::string convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
   /// Shared memory layout: [reduction buffer 0 | reduction buffer 1 | layout conversions].
@@ -88,6 +91,7 @@ class Emitter {
   int reduction_turn_ = 0;          // reductions emitted so far (loop bodies padded to even)
   int reduction_buffer_bytes_ = 0;  // size of each of the two reduction buffers
   int conversion_bytes_ = 0;
+  int cluster_size_ = 1;  // blocks per cluster (ir::cluster_size), 1 without cluster reductions
   std::string last_loc_;
   std::string pending_loc_;
 };

@@ -10,15 +10,6 @@
 namespace tilejit::codegen::cuda {
 namespace {
 
-std::string combine(ir::ReduceKind k, const std::string& a, const std::string& b) {
-  switch (k) {
-    case ir::ReduceKind::sum: return fmt::format("{} + {}", a, b);
-    case ir::ReduceKind::max: return fmt::format("tj_max({}, {})", a, b);
-    case ir::ReduceKind::min: return fmt::format("tj_min({}, {})", a, b);
-  }
-  return "";
-}
-
 int bytes_of(const std::string& compute) {
   if (compute == "double" || compute == "long long") return 8;
   return 4;
@@ -48,13 +39,14 @@ void Emitter::reduce_op(const ir::Op& op) {
   line(fmt::format("{}[r] = {};", acc, to_compute(t, in + "[r]")));
   line("#pragma unroll");
   line(fmt::format("for (int k = 1; k < {}; ++k) if ((k & ~{}) == 0) {}[r] = {};", n, reg_axis, acc,
-                   combine(kind, acc + "[r]", to_compute(t, in + "[r | k]"))));
+                   reduce_combine(kind, acc + "[r]", to_compute(t, in + "[r | k]"))));
   close();
   for (int bit = 0; bit < 5; ++bit)
     if (lane_axis & (1u << bit))
-      per_register(n, fmt::format("{} {}[r] = {};", owner, acc,
-                                  combine(kind, acc + "[r]",
-                                          fmt::format("__shfl_xor_sync(0xffffffffu, {}[r], {})", acc, 1 << bit))));
+      per_register(n,
+                   fmt::format("{} {}[r] = {};", owner, acc,
+                               reduce_combine(kind, acc + "[r]",
+                                              fmt::format("__shfl_xor_sync(0xffffffffu, {}[r], {})", acc, 1 << bit))));
   if (warp_axis) {
     Layout result = slice_layout(parent, axis);
     int slots = 1 << __builtin_popcount(warp_axis);
@@ -78,7 +70,7 @@ void Emitter::reduce_op(const ir::Op& op) {
     line(fmt::format("{}[r] = tj_red[{}];", acc, index));
     line("#pragma unroll");
     line(fmt::format("for (int s = 1; s < {}; ++s) {}[r] = {};", slots, acc,
-                     combine(kind, acc + "[r]", fmt::format("tj_red[s * {} + {}]", n_out, index))));
+                     reduce_combine(kind, acc + "[r]", fmt::format("tj_red[s * {} + {}]", n_out, index))));
     close();
     close();
   }

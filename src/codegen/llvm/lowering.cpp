@@ -109,11 +109,28 @@ void Lowering::scalar_op(const ir::Op& op) {
       return;
     case ir::OpKind::load: scalar_load(op); return;
     case ir::OpKind::store: scalar_store(op); return;
+    case ir::OpKind::cluster_reduce: scalars_[op.results[0]] = cluster_reduce(op); return;
     default: break;
   }
   std::vector<llvm::Value*> args;
   for (ir::ValueId v : op.operands) args.push_back(scalar(v));
   scalars_[op.results.at(0)] = apply(op, args);
+}
+
+// The runtime meets the cluster's other programs (running on other threads) at a barrier and
+// returns the reduction (runtime/cpu/cluster.h); a cluster of one needs no call.
+llvm::Value* Lowering::cluster_reduce(const ir::Op& op) {
+  DType t = type(op.operands[0]).elem;
+  llvm::Value* v = scalar(op.operands[0]);
+  if (op.attrs.cluster_size == 1) return v;
+  llvm::Type* acc = compute_type(t);
+  const char* suffix = t == DType::f64 ? "f64" : t == DType::i64 ? "i64" : t == DType::i32 ? "i32" : "f32";
+  auto callee = module_->getOrInsertFunction(fmt::format("tilejit_cluster_reduce_{}", suffix),
+                                             llvm::FunctionType::get(acc, {acc, b_.getInt32Ty()}, false));
+  static_assert(static_cast<int>(ir::ReduceKind::sum) == 0 && static_cast<int>(ir::ReduceKind::max) == 1 &&
+                static_cast<int>(ir::ReduceKind::min) == 2);  // the helpers' kind codes
+  llvm::Value* kind = b_.getInt32(static_cast<std::int32_t>(op.attrs.reduce));
+  return from_compute(t, b_.CreateCall(callee, {to_compute(t, v), kind}));
 }
 
 LlvmKernelSource generate_llvm(const ir::Function& f, const LlvmCodegenOptions& options) {

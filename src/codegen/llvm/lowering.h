@@ -66,6 +66,7 @@ class Lowering {
 
   // ---- elementwise math on scalars or vectors (elementwise.cpp) ----
   llvm::Value* apply(const ir::Op& op, const std::vector<llvm::Value*>& args);
+  llvm::Value* cluster_reduce(const ir::Op& op);
   llvm::Value* int_binary(ir::OpKind k, llvm::Value* a, llvm::Value* b);
   llvm::Value* float_binary(ir::OpKind k, llvm::Value* a, llvm::Value* b);
   llvm::Value* nan_max(llvm::Value* a, llvm::Value* b, bool is_max);  // tj_max / tj_min

@@ -1,0 +1,97 @@
+// Reductions across thread-block clusters (tl::cluster_max / cluster_min / cluster_sum) on
+// either backend: rows split over the programs of a cluster (kernels/cluster_rows_kernel.h),
+// with one cluster or several looping over unequal numbers of rows.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernel_test.h"
+#include "kernels/cluster_rows_kernel.h"
+
+using namespace tilejit;
+using namespace tilejit::testing;
+namespace tl = tilejit::tl;
+
+using tilejit_test::cluster_rows;
+
+TEST_CASE("cluster reductions combine one value per program across each cluster") {
+  if (backend() == Backend::cuda && device_properties().cc_major < 9) {
+    MESSAGE("skipped: thread-block clusters need sm_90; this GPU is sm_" << device_properties().cc_major
+                                                                         << device_properties().cc_minor);
+    return;
+  }
+  const std::int64_t block = 128, rows = 7;
+  for (std::int64_t cluster : {1, 2, 4, 8, 16}) {
+    for (std::int64_t n_clusters : {1, 3}) {  // 3: clusters loop over 3 or 2 rows
+      CAPTURE(cluster);
+      CAPTURE(n_clusters);
+      const std::int64_t cols = cluster * block - 37;  // a masked tail in the last program
+      auto x = random_floats(static_cast<std::size_t>(rows * cols), -4.0f, 4.0f, static_cast<unsigned>(cluster));
+      Buffer in = buffer(DType::f32, x.size()), out = buffer(DType::f32, x.size());
+      Buffer stats = buffer(DType::f32, 2 * rows), counts = buffer(DType::i32, rows);
+      in.upload(x);
+      out.fill_bytes(0xff);
+      cluster_rows().launch({static_cast<std::uint64_t>(cluster * n_clusters)},
+                            {out, stats, counts, in, rows, cols, block, cluster}, options());
+      finish();
+      auto y = out.download<float>();
+      auto s = stats.download<float>();
+      auto c = counts.download<std::int32_t>();
+      double worst = 0;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const float* row = x.data() + r * cols;
+        double mx = -std::numeric_limits<double>::infinity(), mn = -mx, sum = 0;
+        std::int32_t positive = 0;
+        for (std::int64_t j = 0; j < cols; ++j) {
+          mx = std::max(mx, double(row[j]));
+          mn = std::min(mn, double(row[j]));
+          positive += row[j] > 0;
+        }
+        for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
+        for (std::int64_t j = 0; j < cols; ++j) {
+          double want = std::exp(double(row[j]) - mx) / sum;
+          worst = std::max(worst, std::abs(y[static_cast<std::size_t>(r * cols + j)] - want) / want);
+        }
+        CHECK(s[static_cast<std::size_t>(2 * r)] == float(mx));
+        CHECK(s[static_cast<std::size_t>(2 * r + 1)] == float(mn));
+        CHECK(c[static_cast<std::size_t>(r)] == positive);
+      }
+      CHECK(worst < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("a grid that does not divide into clusters is refused with the cluster size named") {
+  if (backend() == Backend::cuda && device_properties().cc_major < 9) {
+    MESSAGE("skipped: thread-block clusters need sm_90");
+    return;
+  }
+  Buffer in = buffer(DType::f32, 512), out = buffer(DType::f32, 512);
+  Buffer stats = buffer(DType::f32, 2), counts = buffer(DType::i32, 1);
+  CHECK_THROWS_WITH_AS(cluster_rows().launch({6}, {out, stats, counts, in, 1, 512, 128, 4}, options()),
+                       doctest::Contains("grid.x = 6 is not a multiple of the cluster size 4"), UserError);
+}
+
+TEST_CASE("persistent_grid gives whole clusters for a cluster kernel") {
+  if (backend() == Backend::cuda && device_properties().cc_major < 9) {
+    MESSAGE("skipped: thread-block clusters need sm_90");
+    return;
+  }
+  std::vector<Arg> args = {Pointer{0x1000, DType::f32, memory()},
+                           Pointer{0x2000, DType::f32, memory()},
+                           Pointer{0x3000, DType::i32, memory()},
+                           Pointer{0x4000, DType::f32, memory()},
+                           std::int64_t{100},
+                           std::int64_t{512},
+                           std::int64_t{128},
+                           std::int64_t{4}};
+  const CompiledKernel& k = cluster_rows().compile(args, compile_options());
+  CHECK(k.metadata().cluster_size == 4);
+  std::uint64_t grid = persistent_grid(k, 100);
+  CHECK(grid % 4 == 0);
+  CHECK(grid >= 4);
+  CHECK(grid <= 400);
+  CHECK(persistent_grid(k, 1) == 4);  // one row: one cluster
+}
