@@ -75,12 +75,10 @@ Layout Emitter::natural_layout(ir::ValueId v) const {
   return it != plan_.fixed.end() ? it->second : plan_.default_layout(type(v).shape);
 }
 
-void Emitter::remember(ir::ValueId v, const Layout& l, const Regs& regs) {
-  scopes_.back()[{v, cuda::to_string(l)}] = regs;
-}
+void Emitter::remember(ir::ValueId v, const std::string& where, const Regs& regs) { scopes_.back()[{v, where}] = regs; }
 
-const Regs* Emitter::recall(ir::ValueId v, const Layout& l) const {
-  auto key = std::make_pair(v, cuda::to_string(l));
+const Regs* Emitter::recall(ir::ValueId v, const std::string& where) const {
+  auto key = std::make_pair(v, where);
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
     // Rematerializing: index values set before (outer scopes) are computed again instead.
     if (rematerializing_ && it != scopes_.rbegin() && index_only(v)) return nullptr;
@@ -123,8 +121,12 @@ bool Emitter::index_only(ir::ValueId v) const {
   return yes;
 }
 
-Emitter::Rematerialize::Rematerialize(Emitter& e) : e_(e), saved_hoisted_(std::move(e.hoisted_)) {
-  e_.hoisted_.clear();
+Emitter::Rematerialize::Rematerialize(Emitter& e) : e_(e), thread_values_again_(e.scopes_.size() == 1) {
+  if (thread_values_again_) {
+    saved_hoisted_ = std::move(e_.hoisted_);
+    e_.hoisted_.clear();
+    e_.hoisted_in_place_ = true;
+  }
   e_.rematerializing_ = true;
   e_.scopes_.emplace_back();
 }
@@ -132,14 +134,20 @@ Emitter::Rematerialize::Rematerialize(Emitter& e) : e_(e), saved_hoisted_(std::m
 Emitter::Rematerialize::~Rematerialize() {
   e_.scopes_.pop_back();
   e_.rematerializing_ = false;
-  e_.hoisted_ = std::move(saved_hoisted_);
+  if (thread_values_again_) {
+    e_.hoisted_in_place_ = false;
+    e_.hoisted_ = std::move(saved_hoisted_);
+  }
 }
 
 Regs Emitter::block(ir::ValueId v, const Layout& l) {
   if (type(v).is_scalar()) throw InternalError("ptx codegen: block() on a scalar");
   if (const Regs* known = recall(v, l)) return *known;
   if (plan_.is_free(v)) {
-    Regs regs = block_op(*def_.at(v), l);
+    Regs regs;
+    if (index_only(v))
+      for (int r = 0; r < l.num_regs(); ++r) regs.push_back(element(v, l, r));
+    else regs = block_op(*def_.at(v), l);
     remember(v, l, regs);
     return regs;
   }
@@ -149,6 +157,56 @@ Regs Emitter::block(ir::ValueId v, const Layout& l) {
   Regs regs = convert_layout(v, fixed->second, l);
   remember(v, l, regs);
   return regs;
+}
+
+std::string Emitter::element(ir::ValueId v, const Layout& l, int r) {
+  if (type(v).is_scalar()) return scalar(v);
+  const auto i = static_cast<std::size_t>(r);
+  if (!index_only(v)) return block(v, l).at(i);
+  const std::string layout = cuda::to_string(l);
+  if (const Regs* known = recall(v, layout)) return known->at(i);
+  const std::string where = fmt::format("{}#{}", layout, r);
+  if (const Regs* known = recall(v, where)) return known->front();
+  const ir::Op& op = *def_.at(v);
+  std::string e;
+  switch (op.kind) {
+    case ir::OpKind::arange: {
+      // start + the register's coordinate + the thread's coordinate.
+      std::string base = thread_coord(l, 0);
+      const bool wide = type(v).elem == DType::i64;
+      const std::int64_t k = op.attrs.start + reg_coord(l, 0, r);
+      if (base.empty()) {
+        e = code_.imm(wide ? RegClass::b64 : RegClass::b32, std::to_string(k));
+      } else if (k == 0 && !wide) {
+        e = base;
+      } else {
+        if (wide)
+          base = hoisted("wide:" + base, [&] {
+            std::string w = code_.reg(RegClass::b64);
+            code_.ins(fmt::format("cvt.s64.s32 {}, {}", w, base));
+            return w;
+          });
+        e = code_.reg(wide ? RegClass::b64 : RegClass::b32);
+        code_.ins(fmt::format("add.{} {}, {}, {}", wide ? "s64" : "s32", e, base, k));
+      }
+      break;
+    }
+    case ir::OpKind::splat: e = scalar(op.operands[0]); break;
+    case ir::OpKind::expand_dims:
+    case ir::OpKind::broadcast: e = element(op.operands[0], operand_layout(op, l), r); break;
+    default: {
+      std::vector<std::string> args;
+      for (ir::ValueId o : op.operands) args.push_back(element(o, l, r));
+      e = elementwise(op, args);
+    }
+  }
+  remember(v, where, {e});
+  return e;
+}
+
+Layout Emitter::operand_layout(const ir::Op& op, const Layout& l) const {
+  if (op.kind == ir::OpKind::expand_dims) return cuda::squeeze_layout(l, op.attrs.axis);
+  return cuda::broadcast_source_layout(l, type(op.operands[0]).shape);
 }
 
 // ---------------------------------------------------------------- kernel
@@ -233,50 +291,18 @@ void Emitter::scalar_op(const ir::Op& op) {
   scalars_[res] = elementwise(op, args);
 }
 
+// Index values, aranges among them, are built by element().
 Regs Emitter::block_op(const ir::Op& op, const Layout& l) {
-  ir::ValueId res = op.results.at(0);
   const int n = l.num_regs();
   switch (op.kind) {
-    case ir::OpKind::arange: {
-      // start + the register's coordinate + the thread's coordinate.
-      std::string base = thread_coord(l, 0);
-      bool wide = type(res).elem == DType::i64;
-      RegClass c = wide ? RegClass::b64 : RegClass::b32;
-      Regs out;
-      for (int r = 0; r < n; ++r) {
-        std::int64_t k = op.attrs.start + reg_coord(l, 0, r);
-        if (base.empty()) {
-          out.push_back(code_.imm(c, std::to_string(k)));
-          continue;
-        }
-        if (k == 0 && !wide) {
-          out.push_back(base);
-          continue;
-        }
-        std::string d = code_.reg(c);
-        if (wide) {
-          std::string b64 = hoisted("wide:" + base, [&] {
-            std::string w = code_.reg(RegClass::b64);
-            code_.ins(fmt::format("cvt.s64.s32 {}, {}", w, base));
-            return w;
-          });
-          code_.ins(fmt::format("add.s64 {}, {}, {}", d, b64, k));
-        } else {
-          code_.ins(fmt::format("add.s32 {}, {}, {}", d, base, k));
-        }
-        out.push_back(d);
-      }
-      return out;
-    }
     // Splats, broadcasts and expand_dims only rename registers.
     case ir::OpKind::splat: return Regs(static_cast<std::size_t>(n), scalar(op.operands[0]));
     case ir::OpKind::expand_dims: {
       ir::ValueId src = op.operands[0];
       if (type(src).is_scalar()) return Regs(static_cast<std::size_t>(n), scalar(src));
-      return block(src, cuda::squeeze_layout(l, op.attrs.axis));
+      return block(src, operand_layout(op, l));
     }
-    case ir::OpKind::broadcast:
-      return block(op.operands[0], cuda::broadcast_source_layout(l, type(op.operands[0]).shape));
+    case ir::OpKind::broadcast: return block(op.operands[0], operand_layout(op, l));
     case ir::OpKind::load: return load_op(op, l);
     case ir::OpKind::div: {
       Regs out;

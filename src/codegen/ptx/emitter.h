@@ -33,9 +33,20 @@ class Emitter {
   /// Registers holding block value `v` in layout `l`, emitting a rematerialization or a
   /// shared-memory conversion when needed.
   Regs block(ir::ValueId v, const Layout& l);
+  /// Register `r` of block `v` in layout `l`. Index values (index_only) are built one element at
+  /// a time, so an access that needs one address and one predicate per vector computes only
+  /// those; other values come from block().
+  std::string element(ir::ValueId v, const Layout& l, int r);
+  /// The layout a broadcast's or expand_dims' operand takes for result layout `l` (register r of
+  /// one is register r of the other).
+  Layout operand_layout(const ir::Op& op, const Layout& l) const;
   Layout natural_layout(ir::ValueId v) const;
-  void remember(ir::ValueId v, const Layout& l, const Regs& regs);
-  const Regs* recall(ir::ValueId v, const Layout& l) const;
+  // Registers known for `v` per place: a layout's string (the whole block) or "layout#r" (one
+  // element).
+  void remember(ir::ValueId v, const std::string& where, const Regs& regs);
+  void remember(ir::ValueId v, const Layout& l, const Regs& regs) { remember(v, cuda::to_string(l), regs); }
+  const Regs* recall(ir::ValueId v, const std::string& where) const;
+  const Regs* recall(ir::ValueId v, const Layout& l) const { return recall(v, cuda::to_string(l)); }
 
   // ---- thread coordinates (thread_layout.cpp) ----
   /// %tid.x & 31 and %tid.x >> 5.
@@ -50,7 +61,7 @@ class Emitter {
   std::string thread_linear(const Layout& l);
   static std::int64_t reg_linear(const Layout& l, int r);
   /// A prologue value named by `key`, computed once by `make` (which emits into the prologue);
-  /// while rematerializing, computed again where it is asked for.
+  /// while rematerializing outside loops, computed again where it is asked for.
   template <class F>
   std::string hoisted(const std::string& key, F make);
   /// True when bits of lane/warp id that are replicas in `l` are all zero (prologue value), or
@@ -76,8 +87,12 @@ class Emitter {
   /// True for a block computed from thread coordinates, constants and scalars alone (offsets,
   /// pointers, masks of an arange), which a store can compute again instead of keeping live.
   bool index_only(ir::ValueId v) const;
-  /// While alive, index values and thread coordinates are computed again where they are used
-  /// instead of taken from the registers that earlier ops (or the prologue) set.
+  /// While alive, index values are computed again where they are used instead of taken from the
+  /// registers that earlier ops set. Outside loops, thread coordinates are computed again from
+  /// %tid.x too, ending the prologue's live ranges (bf16 BLOCK 8192, 16 warps: 32 registers, 39
+  /// with prologue coordinates). Inside a loop they stay prologue values: a few registers, where
+  /// computing them again cost an S2R and the coordinate arithmetic before each access in every
+  /// step.
   class Rematerialize {
    public:
     explicit Rematerialize(Emitter& e);
@@ -87,6 +102,7 @@ class Emitter {
 
    private:
     Emitter& e_;
+    bool thread_values_again_;
     std::map<std::string, std::string> saved_hoisted_;
   };
   void reduce_op(const ir::Op& op);
@@ -117,6 +133,7 @@ class Emitter {
   std::vector<std::map<std::pair<ir::ValueId, std::string>, Regs>> scopes_;
   std::map<std::string, std::string> hoisted_;
   bool rematerializing_ = false;
+  bool hoisted_in_place_ = false;                             // hoisted() computes where asked (see Rematerialize)
   mutable std::unordered_map<ir::ValueId, bool> index_only_;  // memo of index_only
   int shared_bytes_ = 0;
 };
@@ -132,7 +149,7 @@ std::string Emitter::hoisted(const std::string& key, F make) {
   auto it = hoisted_.find(key);
   if (it != hoisted_.end()) return it->second;
   std::optional<Code::Prologue> in_prologue;
-  if (!rematerializing_) in_prologue.emplace(code_);
+  if (!hoisted_in_place_) in_prologue.emplace(code_);
   std::string r = make();
   hoisted_[key] = r;
   return r;

@@ -65,11 +65,11 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
   const ir::Type& t = type(res);
   ir::ValueId mask_v = op.attrs.has_mask ? op.operands[1] : ir::kNoValue;
   // In a loop, addresses and masks are computed again in every step instead of kept live across
-  // it from the prologue (see store_op).
+  // it from the prologue (see store_op); only those of each vector's first element.
   std::optional<Rematerialize> again;
   if (scopes_.size() > 1) again.emplace(*this);
-  Regs ptr = block(op.operands[0], l);
-  Regs mask = op.attrs.has_mask ? block(mask_v, l) : Regs();
+  auto address = [&](std::size_t e) { return element(op.operands[0], l, static_cast<int>(e)); };
+  auto mask = [&](std::size_t e) { return mask_v == ir::kNoValue ? "" : element(mask_v, l, static_cast<int>(e)); };
   Regs other = op.attrs.has_other ? block(op.operands[2], l) : Regs();
   const int n = l.num_regs();
   const int elem = static_cast<int>(dtype_size(t.elem));
@@ -80,7 +80,7 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
       auto i = static_cast<std::size_t>(r);
       std::string byte =
           move(RegClass::b32, op.attrs.has_other ? convert(DType::i1, DType::i32, other[i]) : zero(RegClass::b32));
-      code_.ins(fmt::format("{}ld.global.u8 {}, [{}]", guard(mask.empty() ? "" : mask[i]), byte, ptr[i]));
+      code_.ins(fmt::format("{}ld.global.u8 {}, [{}]", guard(mask(i)), byte, address(i)));
       out[i] = convert(DType::i32, DType::i1, byte);
     }
     return out;
@@ -88,7 +88,7 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
   const int width = cuda::vector_width(f_, axes_, op.operands[0], mask_v, l);
   for (int r = 0; r < n; r += width) {
     auto first = static_cast<std::size_t>(r);
-    std::string pred = mask.empty() ? "" : mask[first];
+    std::string pred = mask(first), ptr = address(first);
     std::vector<std::string> words;
     if (elem == 2 && width >= 2) {
       // Two 16-bit elements per 32-bit word, the lower address in the low half.
@@ -101,7 +101,7 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
       }
       L2Hint hint = l2_hint(code_, op.attrs.eviction);
       code_.ins(fmt::format("{}ld.global{}{}.b32 {}, [{}]{}", guard(pred), hint.qualifier, vector_suffix(words.size()),
-                            word_list(words), ptr[first], hint.operand));
+                            word_list(words), ptr, hint.operand));
       for (int w = 0; w < width / 2; ++w) {
         auto e = first + static_cast<std::size_t>(2 * w);
         out[e] = code_.reg(RegClass::b16);
@@ -120,7 +120,7 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
     }
     L2Hint hint = l2_hint(code_, op.attrs.eviction);
     code_.ins(fmt::format("{}ld.global{}{}.{} {}, [{}]{}", guard(pred), hint.qualifier, vector_suffix(words.size()),
-                          access_type(elem), word_list(words), ptr[first], hint.operand));
+                          access_type(elem), word_list(words), ptr, hint.operand));
   }
   return out;
 }
@@ -157,23 +157,24 @@ void Emitter::store_op(const ir::Op& op) {
   // Addresses and masks are computed again here from the thread index rather than taken from the
   // loads' registers: keeping those live to the store cost registers (bf16 BLOCK 8192, 16 warps:
   // 42 against 32; predicates beyond SASS's seven live in general registers).
+  // Only each vector's first element needs its address and mask.
   Rematerialize again(*this);
-  Regs ptr = block(ptr_v, l);
-  Regs mask = op.attrs.has_mask ? block(mask_v, l) : Regs();
+  auto address = [&](std::size_t e) { return element(ptr_v, l, static_cast<int>(e)); };
   std::string owner = owner_predicate(l);
   const std::uint32_t replica_regs = cuda::replica_mask(l.reg);
   auto predicate = [&](std::size_t e) {
-    if (mask.empty()) return owner;
-    if (owner.empty()) return mask[e];
+    if (mask_v == ir::kNoValue) return owner;
+    std::string m = element(mask_v, l, static_cast<int>(e));
+    if (owner.empty()) return m;
     std::string p = code_.reg(RegClass::pred);
-    code_.ins(fmt::format("and.pred {}, {}, {}", p, owner, mask[e]));
+    code_.ins(fmt::format("and.pred {}, {}, {}", p, owner, m));
     return p;
   };
   if (t.is_bool()) {
     for (int r = 0; r < l.num_regs(); ++r)
       if ((static_cast<std::uint32_t>(r) & replica_regs) == 0) {
         auto e = static_cast<std::size_t>(r);
-        store_bytes(predicate(e), ptr[e], value[e]);
+        store_bytes(predicate(e), address(e), value[e]);
       }
     return;
   }
@@ -196,8 +197,9 @@ void Emitter::store_op(const ir::Op& op) {
     }
     const char* ty = elem == 2 && width >= 2 ? "b32" : access_type(elem);
     L2Hint hint = l2_hint(code_, op.attrs.eviction);
-    code_.ins(fmt::format("{}st.global{}{}.{} [{}], {}{}", guard(predicate(first)), hint.qualifier,
-                          vector_suffix(words.size()), ty, ptr[first], word_list(words), hint.operand));
+    std::string pred = predicate(first), ptr = address(first);
+    code_.ins(fmt::format("{}st.global{}{}.{} [{}], {}{}", guard(pred), hint.qualifier, vector_suffix(words.size()), ty,
+                          ptr, word_list(words), hint.operand));
   }
 }
 
