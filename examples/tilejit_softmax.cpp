@@ -103,8 +103,10 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
   if (args.given("strategy")) {
     ops::SoftmaxConfig c;
     if (!ops::parse_strategy(args.str("strategy"), c.strategy))
-      throw Error(fmt::format("unknown --strategy '{}' (rows_2d, row_in_registers, online or split_row)",
-                              args.str("strategy")));
+      throw Error(
+          fmt::format("unknown --strategy '{}' (rows_2d, row_in_registers, online, split_row or cluster; --splits is "
+                      "the cluster size)",
+                      args.str("strategy")));
     c.block = args.integer("block");
     c.num_warps = static_cast<int>(args.integer("warps"));
     c.num_stages = static_cast<int>(args.integer("stages"));

@@ -35,6 +35,13 @@ const SoftmaxOnlineKernel& softmax_online_op() {
   return k;
 }
 
+const SoftmaxClusterKernel& softmax_cluster_op() {
+  static const SoftmaxClusterKernel k(
+      "softmax_cluster_op", softmax_cluster_op_kernel,
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK", "CLUSTER", "LOG", "WIDE", "NUM_STAGES"});
+  return k;
+}
+
 const SoftmaxSplitPartialsKernel& softmax_split_partials() {
   static const SoftmaxSplitPartialsKernel k("softmax_split_partials", softmax_split_partials_kernel,
                                             {"workspace", "in", "in_stride", "n_cols", "chunk", "BLOCK", "WIDE"});
@@ -55,6 +62,7 @@ const char* strategy_name(SoftmaxStrategy s) {
     case SoftmaxStrategy::row_in_registers: return "row_in_registers";
     case SoftmaxStrategy::online: return "online";
     case SoftmaxStrategy::split_row: return "split_row";
+    case SoftmaxStrategy::cluster: return "cluster";
   }
   return "?";
 }
@@ -77,7 +85,7 @@ bool parse_named(std::string_view name, std::initializer_list<E> all, const char
 bool parse_strategy(std::string_view name, SoftmaxStrategy& out) {
   return parse_named(name,
                      {SoftmaxStrategy::automatic, SoftmaxStrategy::rows_2d, SoftmaxStrategy::row_in_registers,
-                      SoftmaxStrategy::online, SoftmaxStrategy::split_row},
+                      SoftmaxStrategy::online, SoftmaxStrategy::split_row, SoftmaxStrategy::cluster},
                      strategy_name, out);
 }
 
@@ -98,6 +106,7 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.num_stages != 1) s += fmt::format(" stages={}", c.num_stages);
   if (c.strategy == SoftmaxStrategy::rows_2d) s += fmt::format(" rows/program={}", c.rows_per_program);
   if (c.strategy == SoftmaxStrategy::split_row) s += fmt::format(" splits={}", c.splits);
+  if (c.strategy == SoftmaxStrategy::cluster) s += fmt::format(" cluster={}", c.splits);
   if (c.grid != SoftmaxGrid::persistent) s += fmt::format(" grid={}", grid_name(c.grid));
   return s;
 }

@@ -48,12 +48,13 @@ Workspaces& workspaces() {
 
 // Launches a grid-stride kernel over `work` items: on CUDA a persistent grid (sized from
 // occupancy, at most `max_programs` when > 0) or, for SoftmaxGrid::per_row, one program per
-// item; always one program per item on the CPU.
+// item; always one program per item on the CPU. A kernel with clusters takes a cluster per item.
 void launch_over(const CompiledKernel& k, SoftmaxGrid kind, std::int64_t work, const std::vector<Arg>& args,
                  StreamHandle stream, int cpu_threads, std::uint64_t max_programs = 0) {
   auto n = static_cast<std::uint64_t>(work);
   bool persistent = k.metadata().backend == Backend::cuda && kind == SoftmaxGrid::persistent;
-  std::uint64_t programs = persistent ? persistent_grid(k, n) : n;
+  std::uint64_t programs =
+      persistent ? persistent_grid(k, n) : n * static_cast<std::uint64_t>(k.metadata().cluster_size);
   if (max_programs > 0 && persistent) programs = std::min(programs, max_programs);
   Grid grid(programs);
   LaunchOptions launch;
@@ -77,7 +78,7 @@ bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p) {
   // block and the padding columns of the last column block as well.
   std::int64_t padded_rows = p.rows + (c.strategy == SoftmaxStrategy::rows_2d ? c.rows_per_program : 0);
   std::int64_t stride = std::max(p.in_stride, p.out_stride);
-  std::int64_t padded_cols = p.cols + c.block;
+  std::int64_t padded_cols = p.cols + c.block * (c.strategy == SoftmaxStrategy::cluster ? c.splits : 1);
   constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
   if (stride == 0) return padded_cols > limit;
   return padded_rows > (limit - padded_cols) / stride;
@@ -118,6 +119,12 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
                                       static_cast<std::uint64_t>(dev.l2_bytes) / 2 / row_bytes);
       }
       over(softmax_online_op().compile(args, options), p.rows, args, cap);
+      return;
+    }
+    case SoftmaxStrategy::cluster: {
+      std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows,      p.cols,
+                            c.block, c.splits, log,         wide,         c.num_stages};
+      over(softmax_cluster_op().compile(args, options), p.rows, args);
       return;
     }
     case SoftmaxStrategy::split_row: {

@@ -33,6 +33,16 @@ constexpr int kSplitProgramsPerUnit = 4;
 constexpr std::int64_t kOnlineBlock = 8192;
 constexpr std::int64_t kSplitBlock = 4096;
 constexpr std::int64_t kMinSplitSteps = 2;
+// Thread-block clusters (sm_90) hold rows of up to 16 programs' registers. Hypothesis until
+// tuned: 8192 columns per program over 16 warps (16 per thread), 16384 past 16 such programs.
+constexpr std::int64_t kMaxClusterSize = 16;
+constexpr std::int64_t kClusterBlock = 8192;
+
+// Clusters exist on sm_90 and newer; without a device (compiling for inspection) plan for one.
+bool has_clusters(Backend b) {
+  if (b != Backend::cuda) return false;
+  return !has_gpu() || device_properties().cc_major >= 9;
+}
 
 }  // namespace
 
@@ -65,7 +75,6 @@ int parallelism(Backend b, int cpu_threads) {
 
 SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes, Backend backend,
                            int parallel) {
-  (void)backend;  // one table for both backends for now; `parallel` carries the difference
   SoftmaxConfig c;
   std::int64_t width = next_pow2(cols);
   if (width <= kMaxRows2dBlock) {
@@ -87,6 +96,16 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
     c.num_warps = seed.num_warps;
     c.num_stages = seed.num_stages;
     c.grid = seed.one_row_per_program ? SoftmaxGrid::per_row : SoftmaxGrid::persistent;
+    return c;
+  }
+  // A row over a cluster when there are rows enough for the clusters to fill the device.
+  const std::int64_t cluster_block = cols <= kMaxClusterSize * kClusterBlock ? kClusterBlock : 2 * kClusterBlock;
+  const std::int64_t cluster = cdiv(cols, cluster_block);
+  if (has_clusters(backend) && cluster <= kMaxClusterSize && rows * cluster >= static_cast<std::int64_t>(parallel)) {
+    c.strategy = SoftmaxStrategy::cluster;
+    c.block = cluster_block;
+    c.splits = std::max<std::int64_t>(2, cluster);
+    c.num_warps = 16;
     return c;
   }
   if (rows >= 2 * static_cast<std::int64_t>(parallel) || rows > 65535) {
@@ -136,6 +155,11 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
       if (c.grid != SoftmaxGrid::persistent) fail("split_row launches one program per (chunk, row) already");
       if (c.splits < 1 || c.splits > 4096) fail("splits must be 1 to 4096");
       if (rows > 65535) fail("split_row takes at most 65535 rows (the grid's y extent)");
+      break;
+    case SoftmaxStrategy::cluster:
+      if (c.splits < 2 || c.splits > 16) fail("the cluster size (splits) must be 2 to 16");
+      if (c.block * c.splits < cols) fail("block x cluster size must hold a whole row");
+      if (c.block > 65536) fail("more than 65536 columns per program do not fit registers");
       break;
   }
 }

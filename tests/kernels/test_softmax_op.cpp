@@ -137,12 +137,16 @@ TEST_CASE("softmax op: the table's strategies around every threshold, fp32") {
   // rows_2d | row_in_registers at 512 | 513; row_in_registers | online or split_row at 16384 | 16385.
   for (std::int64_t n : {1, 2, 3, 5, 31, 33, 509, 511, 512, 513, 515, 16381, 16383, 16384, 16385, 16387})
     seen.insert(check({.rows = 9, .cols = n}));
-  // split_row | online in rows, on both sides of the boundary the table draws.
+  // split_row | cluster (sm_90) or online in rows, on both sides of the boundary the table draws.
   std::int64_t boundary = split_boundary(16385);
   CAPTURE(boundary);
   for (std::int64_t rows : {boundary - 1, boundary}) seen.insert(check({.rows = rows, .cols = 16389}));
   for (std::int64_t rows : {std::int64_t{1}, std::int64_t{3}}) seen.insert(check({.rows = rows, .cols = 100003}));
-  CHECK(seen.size() == 4);
+  // Rows over clusters where the table uses them (CUDA on sm_90), else online.
+  seen.insert(check({.rows = 300, .cols = 40000}));
+  const bool clusters = backend() == Backend::cuda && device_properties().cc_major >= 9;
+  CHECK(seen.count(SoftmaxStrategy::cluster) == (clusters ? 1u : 0u));
+  CHECK(seen.size() == (clusters ? 5u : 4u));
 }
 
 TEST_CASE("softmax op: forced small blocks cross each strategy's loop boundaries") {
@@ -158,6 +162,38 @@ TEST_CASE("softmax op: forced small blocks cross each strategy's loop boundaries
     check({.rows = 6, .cols = n, .config = forced(SoftmaxStrategy::row_in_registers, 128)});
 }
 
+TEST_CASE("softmax op: rows over thread-block clusters, across slice and cluster boundaries") {
+  if (backend() == Backend::cuda && device_properties().cc_major < 9) {
+    MESSAGE("skipped: thread-block clusters need sm_90");
+    return;
+  }
+  // Slices of 64 columns: a row ending inside, at and just past a slice; programs whose slice
+  // is all padding (n = 1 over 2 programs); the largest cluster, 16.
+  for (std::int64_t n : {1, 63, 64, 65, 127, 128, 129, 1001, 1024})
+    for (std::int64_t cluster : {2, 3, 16})
+      if (64 * cluster >= n) check({.rows = 6, .cols = n, .config = forced(SoftmaxStrategy::cluster, 64, 1, cluster)});
+  check({.rows = 7,
+         .cols = 300,
+         .in_type = DType::bf16,
+         .out_type = DType::bf16,
+         .config = forced(SoftmaxStrategy::cluster, 128, 1, 4)});
+  check({.rows = 7, .cols = 300, .log = true, .config = forced(SoftmaxStrategy::cluster, 128, 1, 4)});
+  check({.rows = 6,
+         .cols = 300,
+         .in_stride = 303,
+         .out_stride = 301,
+         .in_offset = 1,
+         .out_offset = 1,
+         .config = forced(SoftmaxStrategy::cluster, 64, 1, 5)});
+  ops::SoftmaxOptions o;
+  o.config = forced(SoftmaxStrategy::cluster, 64, 1, 4);
+  CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
+                       doctest::Contains("block x cluster size must hold a whole row"), Error);
+  o.config = forced(SoftmaxStrategy::cluster, 64, 1, 17);
+  CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
+                       doctest::Contains("the cluster size (splits) must be 2 to 16"), Error);
+}
+
 TEST_CASE("softmax op: persistent grids with the next row's loads in flight, and one program per row") {
   // Enough rows that a persistent GPU grid walks several per program (a few thousand programs fit).
   const std::int64_t rows = 9001;
@@ -167,8 +203,9 @@ TEST_CASE("softmax op: persistent grids with the next row's loads in flight, and
       CAPTURE(stages);
       for (auto [s, block, rows_per_program] :
            {std::tuple{SoftmaxStrategy::rows_2d, 128, 4}, std::tuple{SoftmaxStrategy::row_in_registers, 128, 1},
-            std::tuple{SoftmaxStrategy::online, 64, 1}}) {
-        SoftmaxConfig c{s, block, 4, stages, rows_per_program, 1, grid};
+            std::tuple{SoftmaxStrategy::online, 64, 1}, std::tuple{SoftmaxStrategy::cluster, 64, 1}}) {
+        if (s == SoftmaxStrategy::cluster && backend() == Backend::cuda && device_properties().cc_major < 9) continue;
+        SoftmaxConfig c{s, block, 4, stages, rows_per_program, s == SoftmaxStrategy::cluster ? 2 : 1, grid};
         check({.rows = rows, .cols = 101, .config = c});
       }
     }

@@ -10,7 +10,10 @@
 //  - online: rows too wide for registers — running max and sum in one pass, a second pass re-reads
 //    the row (it comes back from L2) to normalize;
 //  - split_row: few, very wide rows — each row split over many programs: per-chunk partial
-//    max/sum into a small workspace, then a second launch combines them and normalizes.
+//    max/sum into a small workspace, then a second launch combines them and normalizes;
+//  - cluster: rows too wide for one program's registers but not for a thread-block cluster's
+//    (sm_90: up to 16 programs) — each program holds a slice of the row in registers and the
+//    row's max and sum are combined across the cluster (tl::cluster_*): one read, one write.
 // The configuration comes from, in order: SoftmaxOptions::config (forced), the autotuner's file
 // for this device (tilejit/ops/softmax_autotune.h), the built-in table (hand-derived starting
 // points; see softmax_table.cpp).
@@ -26,14 +29,14 @@
 
 namespace tilejit::ops {
 
-enum class SoftmaxStrategy { automatic, rows_2d, row_in_registers, online, split_row };
+enum class SoftmaxStrategy { automatic, rows_2d, row_in_registers, online, split_row, cluster };
 
-/// "automatic", "rows_2d", "row_in_registers", "online" or "split_row".
+/// "automatic", "rows_2d", "row_in_registers", "online", "split_row" or "cluster".
 const char* strategy_name(SoftmaxStrategy s);
 /// The inverse of strategy_name; false for an unknown name.
 bool parse_strategy(std::string_view name, SoftmaxStrategy& out);
 
-/// How many programs a grid-stride strategy (rows_2d, row_in_registers, online) launches.
+/// How many programs a grid-stride strategy (rows_2d, row_in_registers, online, cluster) launches.
 enum class SoftmaxGrid {
   /// Sized from occupancy (online: also capped by L2); each program walks many rows, and
   /// num_stages > 1 issues the next row's loads before the current one is finished.
@@ -52,13 +55,15 @@ bool parse_grid(std::string_view name, SoftmaxGrid& out);
 struct SoftmaxConfig {
   SoftmaxStrategy strategy = SoftmaxStrategy::automatic;
   /// Columns per block, a power of two. rows_2d: BLOCK_COLS (>= cols); row_in_registers: the
-  /// whole row (>= cols); online and split_row: columns per loop step.
+  /// whole row (>= cols); online and split_row: columns per loop step; cluster: columns per
+  /// program (block * splits >= cols).
   std::int64_t block = 0;
   int num_warps = 4;
   int num_stages = 1;
   std::int64_t rows_per_program = 1;           ///< rows_2d: ROWS, a power of two
-  std::int64_t splits = 1;                     ///< split_row: programs per row
-  SoftmaxGrid grid = SoftmaxGrid::persistent;  ///< split_row: always one program per (chunk, row)
+  std::int64_t splits = 1;                     ///< split_row: programs per row; cluster: the cluster size
+  SoftmaxGrid grid = SoftmaxGrid::persistent;  ///< split_row: always one program per (chunk, row); cluster: per_row is
+                                               ///< one cluster per row
   bool operator==(const SoftmaxConfig&) const = default;
 };
 

@@ -7,9 +7,9 @@
 // on the GPU and one program per row (block) on the CPU. Per-element exponentials are
 // tl::exp_fast (arguments x - max <= 0); scalar ones keep tl::exp.
 //
-// Not here: thread-block clusters with distributed shared memory for split rows. The DSL has no
-// way to name a cluster or another block's shared memory yet, so split_row exchanges its
-// per-chunk partials through a small global workspace and a second launch instead.
+// Rows split across programs exchange their partial max and sum two ways: split_row through a
+// small global workspace and a second launch (any number of programs per row), cluster through
+// the distributed shared memory of a thread-block cluster (tl::cluster_*, at most 16 programs).
 #pragma once
 
 #include "tilejit/kernel.h"
@@ -157,12 +157,34 @@ inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::P
   });
 }
 
+/// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
+/// cluster: program `rank` holds columns [rank * BLOCK, (rank + 1) * BLOCK) in registers, the
+/// cluster combines the row's max and then its sum, and each program writes its slice — one
+/// read and one write, like row_in_registers. Clusters walk the rows grid-stride.
+inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
+                                      tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr CLUSTER, tl::Constexpr LOG,
+                                      tl::Constexpr WIDE, tl::Constexpr NUM_STAGES) {
+  auto rank = tl::program_id(0) % CLUSTER;
+  auto clusters = tl::num_programs(0) / CLUSTER;
+  tl::for_range(tl::program_id(0) / CLUSTER, n_rows, clusters, {.num_stages = NUM_STAGES}, [&](tl::Int row) {
+    auto cols = rank * BLOCK + tl::arange(0, BLOCK);
+    auto mask = cols < n_cols;
+    auto x = tl::load(in + detail::row_offset(row, in_stride, WIDE) + cols, mask, -tl::inf).to(DType::f32);
+    auto row_max = tl::cluster_max(tl::max(x, 0), CLUSTER);
+    auto row_sum = tl::cluster_sum(tl::sum(tl::exp_fast(x - row_max), 0), CLUSTER);
+    tl::store(out + detail::row_offset(row, out_stride, WIDE) + cols, detail::normalize(x, row_max, row_sum, LOG),
+              mask);
+  });
+}
+
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                    tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxRowKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                 tl::Constexpr, tl::Constexpr>;
 using SoftmaxOnlineKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxClusterKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
+                                    tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                            tl::Constexpr, tl::Constexpr, tl::Constexpr>;
@@ -171,6 +193,7 @@ using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, t
 const SoftmaxRows2dKernel& softmax_rows_2d_op();
 const SoftmaxRowKernel& softmax_row_op();
 const SoftmaxOnlineKernel& softmax_online_op();
+const SoftmaxClusterKernel& softmax_cluster_op();
 const SoftmaxSplitPartialsKernel& softmax_split_partials();
 const SoftmaxSplitNormalizeKernel& softmax_split_normalize();
 
