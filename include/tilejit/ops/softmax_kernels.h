@@ -130,13 +130,15 @@ inline void softmax_split_partials_kernel(tl::Ptr workspace, tl::Ptr in, tl::Int
 }
 
 /// Split rows, step 2 of 2: program (chunk, row) combines its row's partials (SPLITS_P2 >= the
-/// number of chunks) into the row's max and sum, then normalizes its own chunk.
+/// number of chunks) into the row's max and sum, then normalizes its own chunk. Chunks and rows
+/// go in the reverse of step 1's order: blocks start roughly in program-id order, so the first
+/// ones re-read what step 1 read last, which is what L2 still holds.
 inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::Ptr in, tl::Int in_stride,
                                            tl::Int out_stride, tl::Int n_cols, tl::Int chunk, tl::Constexpr SPLITS_P2,
                                            tl::Constexpr BLOCK, tl::Constexpr LOG, tl::Constexpr WIDE) {
-  auto c = tl::program_id(0);
-  auto row = tl::program_id(1);
   auto n_chunks = tl::num_programs(0);
+  auto c = n_chunks - 1 - tl::program_id(0);
+  auto row = tl::num_programs(1) - 1 - tl::program_id(1);
   auto parts = tl::arange(0, SPLITS_P2);
   auto slots = workspace + (row * n_chunks + parts) * 2;
   auto part_max = tl::load(slots, parts < n_chunks, -tl::inf);
