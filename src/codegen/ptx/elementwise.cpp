@@ -85,8 +85,16 @@ std::string Emitter::from_compute(DType t, const std::string& r) {
 std::string Emitter::constant(DType t, const ir::OpAttrs& a) {
   switch (t) {
     case DType::i1: return code_.imm(RegClass::pred, a.int_value ? "1" : "0");
-    case DType::i32: return code_.imm(RegClass::b32, int_immediate(static_cast<std::int32_t>(a.int_value)));
-    case DType::i64: return code_.imm(RegClass::b64, int_immediate(a.int_value));
+    case DType::i32: {
+      std::string r = code_.imm(RegClass::b32, int_immediate(static_cast<std::int32_t>(a.int_value)));
+      int_constants_[r] = static_cast<std::int32_t>(a.int_value);
+      return r;
+    }
+    case DType::i64: {
+      std::string r = code_.imm(RegClass::b64, int_immediate(a.int_value));
+      int_constants_[r] = a.int_value;
+      return r;
+    }
     case DType::f64: return code_.imm(RegClass::f64, f64_bits(a.float_value));
     case DType::f32: return code_.imm(RegClass::f32, f32_bits(static_cast<float>(a.float_value)));
     case DType::f16:
@@ -147,6 +155,9 @@ std::string Emitter::binary(ir::OpKind k, DType t, const std::string& a0, const 
   const char* ty = arith_type(c);
   const char* bits = c == DType::i64 ? "b64" : "b32";
   std::string a = to_compute(t, a0), b = to_compute(t, b0);
+  if (k == ir::OpKind::div || k == ir::OpKind::rem)
+    if (auto it = int_constants_.find(b); !fp && it != int_constants_.end())
+      if (std::string q = power_of_two_division(k, c, a, it->second); !q.empty()) return q;
   std::string d = code_.reg(compute_class(t));
   switch (k) {
     case ir::OpKind::add: code_.ins(fmt::format("add.{} {}, {}, {}", ty, d, a, b)); break;
@@ -185,6 +196,26 @@ std::string Emitter::binary(ir::OpKind k, DType t, const std::string& a0, const 
     default: unsupported(k, t);
   }
   return from_compute(t, d);
+}
+
+// ptxas divides by a constant in a register like by any other (float reciprocal and correction,
+// ~20 instructions: a cdiv by ROWS in the op kernels' prologues); NVVM's shifts instead. Negative
+// x is biased by 2^k - 1 first, so that the shift truncates toward zero as C does.
+std::string Emitter::power_of_two_division(ir::OpKind k, DType c, const std::string& x, std::int64_t divisor) {
+  if (divisor < 2 || (divisor & (divisor - 1)) != 0) return "";
+  const int shift = std::countr_zero(static_cast<std::uint64_t>(divisor));
+  const int bits = c == DType::i64 ? 64 : 32;
+  const RegClass rc = c == DType::i64 ? RegClass::b64 : RegClass::b32;
+  std::string sign = code_.reg(rc), bias = code_.reg(rc), biased = code_.reg(rc), q = code_.reg(rc);
+  code_.ins(fmt::format("shr.s{} {}, {}, {}", bits, sign, x, bits - 1));
+  code_.ins(fmt::format("shr.u{} {}, {}, {}", bits, bias, sign, bits - shift));
+  code_.ins(fmt::format("add.s{} {}, {}, {}", bits, biased, x, bias));
+  code_.ins(fmt::format("shr.s{} {}, {}, {}", bits, q, biased, shift));
+  if (k == ir::OpKind::div) return q;
+  std::string multiple = code_.reg(rc), r = code_.reg(rc);
+  code_.ins(fmt::format("shl.b{} {}, {}, {}", bits, multiple, q, shift));
+  code_.ins(fmt::format("sub.s{} {}, {}, {}", bits, r, x, multiple));
+  return r;
 }
 
 std::string Emitter::compare(ir::OpKind k, DType t, const std::string& a0, const std::string& b0) {

@@ -115,6 +115,9 @@ class Emitter {
   std::string from_compute(DType t, const std::string& r);
   std::string convert(DType from, DType to, const std::string& r);
   std::string binary(ir::OpKind k, DType t, const std::string& a, const std::string& b);
+  /// x / divisor or x % divisor (k) in integer type c by shifts when divisor is a power of two
+  /// above 1, else "".
+  std::string power_of_two_division(ir::OpKind k, DType c, const std::string& x, std::int64_t divisor);
   std::string compare(ir::OpKind k, DType t, const std::string& a, const std::string& b);
   std::string unary(ir::OpKind k, DType t, const std::string& a);
   std::string constant(DType t, const ir::OpAttrs& a);
@@ -132,6 +135,7 @@ class Emitter {
   // Registers already holding a value in a layout, per open scope (inner scopes see outer ones).
   std::vector<std::map<std::pair<ir::ValueId, std::string>, Regs>> scopes_;
   std::map<std::string, std::string> hoisted_;
+  std::unordered_map<std::string, std::int64_t> int_constants_;  // registers holding integer constants
   bool rematerializing_ = false;
   bool hoisted_in_place_ = false;                             // hoisted() computes where asked (see Rematerialize)
   mutable std::unordered_map<ir::ValueId, bool> index_only_;  // memo of index_only

@@ -1,6 +1,9 @@
 // for_range: carried values live in registers set before the loop and reassigned at the end of
 // each iteration from the yielded values (through temporaries when a yield permutes them).
-// The bounds are scalars, uniform across the program, so the loop never diverges.
+// The bounds are scalars, uniform across the program, so the loop never diverges. The loop is
+// rotated as NVVM's are: one test before it, then one conditional branch back at the bottom of
+// each step. A test at the top with an unconditional branch back made ptxas put a bf16 rows_2d
+// kernel's predicated load behind a branch of its own (BSSY/BRA/BSYNC) in every step.
 #include <fmt/format.h>
 
 #include <set>
@@ -33,9 +36,10 @@ void Emitter::loop_op(const ir::Op& op) {
   const std::string& end = scalar(op.operands[1]);
   const std::string& step = scalar(op.operands[2]);
   std::string head = code_.label(), exit = code_.label(), more = code_.reg(RegClass::pred);
-  code_.place(head);
-  code_.ins(fmt::format("setp.lt.{} {}, {}, {}", ty, more, index, end));
+  auto test = [&] { code_.ins(fmt::format("setp.lt.{} {}, {}, {}", ty, more, index, end)); };
+  test();
   code_.ins(fmt::format("@!{} bra {}", more, exit));
+  code_.place(head);
 
   scopes_.emplace_back();
   for (std::size_t i = 0; i < carried; ++i)
@@ -63,7 +67,8 @@ void Emitter::loop_op(const ir::Op& op) {
   }
   scopes_.pop_back();
   code_.ins(fmt::format("add.{} {}, {}, {}", ty, index, index, step));
-  code_.ins(fmt::format("bra.uni {}", head));
+  test();
+  code_.ins(fmt::format("@{} bra {}", more, head));
   code_.place(exit);
 
   for (std::size_t i = 0; i < carried; ++i) {
