@@ -142,10 +142,15 @@ TEST_CASE("softmax op: the table's strategies around every threshold, fp32") {
   CAPTURE(boundary);
   for (std::int64_t rows : {boundary - 1, boundary}) seen.insert(check({.rows = rows, .cols = 16389}));
   for (std::int64_t rows : {std::int64_t{1}, std::int64_t{3}}) seen.insert(check({.rows = rows, .cols = 100003}));
-  // Rows over clusters where the table uses them (CUDA on sm_90), else online.
-  seen.insert(check({.rows = 300, .cols = 40000}));
+  // Where the table uses clusters (CUDA on sm_90) they take the boundary's many-rows side; online
+  // then starts past what 16 programs hold.
   const bool clusters = backend() == Backend::cuda && device_properties().cc_major >= 9;
+  if (clusters) {
+    seen.insert(check({.rows = 300, .cols = 40000}));
+    seen.insert(check({.rows = 2 * device_properties().sm_count, .cols = 16 * 16384 + 1}));
+  }
   CHECK(seen.count(SoftmaxStrategy::cluster) == (clusters ? 1u : 0u));
+  CHECK(seen.count(SoftmaxStrategy::online) == 1u);
   CHECK(seen.size() == (clusters ? 5u : 4u));
 }
 

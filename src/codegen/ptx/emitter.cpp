@@ -263,6 +263,8 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::for_range: return loop_op(op);
     case ir::OpKind::store: return store_op(op);
     case ir::OpKind::reduce: return reduce_op(op);
+    case ir::OpKind::cluster_reduce:
+      throw Unsupported("PTX generation: a reduction across a thread-block cluster (tl::cluster_*)");
     default: break;
   }
   ir::ValueId res = op.results.at(0);
