@@ -42,6 +42,13 @@ const SoftmaxClusterKernel& softmax_cluster_op() {
   return k;
 }
 
+const SoftmaxClusterOnlineKernel& softmax_cluster_online_op() {
+  static const SoftmaxClusterOnlineKernel k(
+      "softmax_cluster_online_op", softmax_cluster_online_op_kernel,
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "slice", "BLOCK", "CLUSTER", "LOG", "WIDE"});
+  return k;
+}
+
 const SoftmaxSplitPartialsKernel& softmax_split_partials() {
   static const SoftmaxSplitPartialsKernel k("softmax_split_partials", softmax_split_partials_kernel,
                                             {"workspace", "in", "in_stride", "n_cols", "chunk", "BLOCK", "WIDE"});

@@ -259,8 +259,9 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
       for (int w : {4, 8, 16})
         for (int s : {1, 2})
           if (b <= 2 * width && warps_ok(b, w)) add({SoftmaxStrategy::online, b, w, s, 1, 1});
-  // Clusters: each program holds 16 or 32 values per thread of its slice of the row.
-  if (width > 16384 && backend == Backend::cuda && (!has_gpu() || device_properties().cc_major >= 9))
+  const bool clusters = backend == Backend::cuda && (!has_gpu() || device_properties().cc_major >= 9);
+  // Clusters holding the row: each program 16 or 32 values per thread of its slice.
+  if (width > 16384 && clusters)
     for (std::int64_t b : {4096, 8192, 16384})
       for (int w : {4, 8, 16})
         if (cdiv(cols, b) <= 16 && (b == 16 * 32 * w || b == 32 * 32 * w))
@@ -268,6 +269,13 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
             for (int s : {1, 2})
               if (s == 1 || grid == persistent)
                 add({SoftmaxStrategy::cluster, b, w, s, 1, std::max<std::int64_t>(2, cdiv(cols, b)), grid});
+  // Clusters walking their slices twice (rows past 16 programs' registers): fewer rows open at
+  // once than one program per row, so the second pass reads L2.
+  if (width > 65536 && clusters)
+    for (std::int64_t cluster : {4, 8, 16})
+      for (std::int64_t b : {4096, 8192})
+        for (int w : {8, 16})
+          if (b * cluster < cols && warps_ok(b, w)) add({SoftmaxStrategy::cluster, b, w, 1, 1, cluster, persistent});
   if (cols > 4096 && rows <= 65535)
     for (std::int64_t per_unit : {1, 2, 4, 8})
       for (std::int64_t b : {2048, 4096})

@@ -156,9 +156,17 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       return;
     }
     case SoftmaxStrategy::cluster: {
-      std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows,      p.cols,
-                            c.block, c.splits, log,         wide,         c.num_stages};
-      over(softmax_cluster_op().compile(args, options), p.rows, args);
+      if (c.block * c.splits >= p.cols) {  // each program's slice in registers
+        std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows,      p.cols,
+                              c.block, c.splits, log,         wide,         c.num_stages};
+        over(softmax_cluster_op().compile(args, options), p.rows, args);
+        return;
+      }
+      // Slices of whole steps, walked twice.
+      std::int64_t slice = cdiv(cdiv(p.cols, c.splits), c.block) * c.block;
+      std::vector<Arg> args{p.out, p.in,    p.in_stride, p.out_stride, p.rows, p.cols,
+                            slice, c.block, c.splits,    log,          wide};
+      over(softmax_cluster_online_op().compile(args, options), p.rows, args);
       return;
     }
     case SoftmaxStrategy::split_row: launch_split_rows(c, p, backend, stream, cpu_threads, compile_only); return;

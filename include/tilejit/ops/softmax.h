@@ -11,9 +11,10 @@
 //    the row (it comes back from L2) to normalize;
 //  - split_row: few, very wide rows — each row split over many programs: per-chunk partial
 //    max/sum into a small workspace, then a second launch combines them and normalizes;
-//  - cluster: rows too wide for one program's registers but not for a thread-block cluster's
-//    (sm_90: up to 16 programs) — each program holds a slice of the row in registers and the
-//    row's max and sum are combined across the cluster (tl::cluster_*): one read, one write.
+//  - cluster: a row split over the programs of a thread-block cluster (sm_90: up to 16), the
+//    row's max and sum combined across the cluster (tl::cluster_*). When block x cluster size
+//    covers the row each program holds its slice in registers (one read, one write); else each
+//    walks its slice twice (online max and sum, then normalize), the second pass from L2.
 // The configuration comes from, in order: SoftmaxOptions::config (forced), the autotuner's file
 // for this device (tilejit/ops/softmax_autotune.h), the built-in table (hand-derived starting
 // points; see softmax_table.cpp).
@@ -56,7 +57,7 @@ struct SoftmaxConfig {
   SoftmaxStrategy strategy = SoftmaxStrategy::automatic;
   /// Columns per block, a power of two. rows_2d: BLOCK_COLS (>= cols); row_in_registers: the
   /// whole row (>= cols); online and split_row: columns per loop step; cluster: columns per
-  /// program (block * splits >= cols).
+  /// program when block * splits >= cols, else per loop step over the program's slice.
   std::int64_t block = 0;
   int num_warps = 4;
   int num_stages = 1;

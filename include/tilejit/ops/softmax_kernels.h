@@ -179,6 +179,36 @@ inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride
   });
 }
 
+/// Rows too wide for a cluster's registers: program `rank` of the row's cluster walks its slice
+/// [rank * slice, (rank + 1) * slice) BLOCK at a time for the slice's online max and sum, the
+/// cluster combines them, and a second pass over the slice normalizes. With a cluster per row
+/// only (clusters in flight) rows are open at once, so the second pass finds its slice in L2
+/// where one program per row would have far more rows open than L2 holds.
+inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride,
+                                             tl::Int n_rows, tl::Int n_cols, tl::Int slice, tl::Constexpr BLOCK,
+                                             tl::Constexpr CLUSTER, tl::Constexpr LOG, tl::Constexpr WIDE) {
+  auto rank = tl::program_id(0) % CLUSTER;
+  auto clusters = tl::num_programs(0) / CLUSTER;
+  tl::for_range(tl::program_id(0) / CLUSTER, n_rows, clusters, [&](tl::Int row) {
+    auto row_in = in + detail::row_offset(row, in_stride, WIDE);
+    auto row_out = out + detail::row_offset(row, out_stride, WIDE);
+    auto begin = rank * slice;
+    auto end = tl::minimum(begin + slice, n_cols);
+    // Named copies, not a structured binding: the loop body below captures them.
+    auto stats = detail::online_max_sum(row_in, begin, end, BLOCK);
+    tl::Tensor row_max = tl::cluster_max(stats.first, CLUSTER);
+    // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
+    tl::Tensor row_sum = tl::cluster_sum(stats.second * tl::exp(stats.first - row_max), CLUSTER);
+    auto lanes = tl::arange(0, BLOCK);
+    tl::for_range(begin, end, BLOCK, [&](tl::Int start) {
+      auto cols = start + lanes;
+      auto mask = cols < end;
+      auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
+      tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask, Eviction::first);
+    });
+  });
+}
+
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                    tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxRowKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -187,6 +217,8 @@ using SoftmaxOnlineKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                     tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
+                                          tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                            tl::Constexpr, tl::Constexpr, tl::Constexpr>;
@@ -196,6 +228,7 @@ const SoftmaxRows2dKernel& softmax_rows_2d_op();
 const SoftmaxRowKernel& softmax_row_op();
 const SoftmaxOnlineKernel& softmax_online_op();
 const SoftmaxClusterKernel& softmax_cluster_op();
+const SoftmaxClusterOnlineKernel& softmax_cluster_online_op();
 const SoftmaxSplitPartialsKernel& softmax_split_partials();
 const SoftmaxSplitNormalizeKernel& softmax_split_normalize();
 
