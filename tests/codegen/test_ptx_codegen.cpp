@@ -15,6 +15,7 @@
 
 #include "codegen/ptx_access_counts.h"
 #include "example_kernels.h"
+#include "kernels/cluster_rows_kernel.h"
 #include "kernels/vector_add.h"
 #include "runtime/ptx_assembler.h"
 #include "scoped_env.h"
@@ -207,7 +208,7 @@ TEST_CASE("PTX path: the instructions that carry the CUDA C path's semantics") {
       {fake(DType::bf16, 0), fake(DType::bf16, 1), 1024, 1024, 4096, 1000, 1024, 2}, ptx_options(4, "sm_90"));
   const std::string& ptx = k.stage("ptx");
   for (const char* needle :
-       {"max.NaN.f32", "shfl.sync.bfly.b32", "bar.sync 0", "rcp.rn.f32", "div.rn.f32", "ex2.approx.f32",
+       {"max.NaN.f32", "shfl.sync.bfly.b32", "bar.sync 0", "rcp.rn.f32", "div.full.f32", "ex2.approx.f32",
         "cvt.rn.bf16.f32", "%nctaid.x", "%ctaid.x", ".extern .shared .align 16 .b8 tj_smem[]", ".loc ", ".file 1"}) {
     CAPTURE(needle);
     CHECK(ptx.find(needle) != std::string::npos);
@@ -452,4 +453,26 @@ TEST_CASE("PTX path: the op's bf16 rows_2d loop computes one address and one mas
     const CompiledKernel& nvrtc = ops::softmax_rows_2d_op().compile(c.args, o);
     CHECK(text_bytes(k.stage("cubin")) <= text_bytes(nvrtc.stage("cubin")) + 128);
   }
+}
+
+TEST_CASE("PTX path: cluster reductions through distributed shared memory, one cluster barrier each") {
+  std::vector<Arg> args{
+      fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::i32, 2), fake(DType::f32, 3), 7, 400, 128, 4};
+  const CompiledKernel& k = tilejit_test::cluster_rows().compile(args, ptx_options(4, "sm_90"));
+  REQUIRE(k.metadata().codegen == "ptx");
+  CHECK(k.metadata().cluster_size == 4);
+  const std::string& ptx = k.stage("ptx");
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto p = ptx.find(what); p != std::string::npos; p = ptx.find(what, p + 1)) ++n;
+    return n;
+  };
+  CHECK(count(".reqnctapercluster 4, 1, 1") == 1);
+  // Four reductions per row (max, sum, min, count): four remote stores each, one barrier each,
+  // plus the start-up barrier.
+  CHECK(count("mapa.shared::cluster.u32") == 16);
+  CHECK(count("st.shared::cluster.b32") == 16);
+  CHECK(count("barrier.cluster.arrive.release.aligned") == 4);
+  CHECK(count("barrier.cluster.arrive.relaxed.aligned") == 1);
+  CHECK(k.metadata().spill_store_bytes == 0);
 }

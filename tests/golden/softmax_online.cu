@@ -37,6 +37,12 @@ template <> __device__ __forceinline__ float tj_min(float a, float b) {
   return d;
 }
 #endif
+// x / y within 2 ulp over the full range (PTX div.full), without div.rn's slow-path subroutine.
+__device__ __forceinline__ float tj_div_full(float x, float y) {
+  float d;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(d) : "f"(x), "f"(y));
+  return d;
+}
 
 
 // kernel softmax_online: 4 warps
@@ -284,7 +290,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
       for (int r = 0; r < 8; ++r) v62[r] = v60[r] * tj_rcp_23;
     } else {
       #pragma unroll
-      for (int r = 0; r < 8; ++r) v62[r] = v60[r] / v47;
+      for (int r = 0; r < 8; ++r) v62[r] = tj_div_full(v60[r], v47);
     }
     unsigned short v65[8];
     #pragma unroll

@@ -37,6 +37,12 @@ template <> __device__ __forceinline__ float tj_min(float a, float b) {
   return d;
 }
 #endif
+// x / y within 2 ulp over the full range (PTX div.full), without div.rn's slow-path subroutine.
+__device__ __forceinline__ float tj_div_full(float x, float y) {
+  float d;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(d) : "f"(x), "f"(y));
+  return d;
+}
 
 
 // kernel softmax_persistent: 4 warps
@@ -207,7 +213,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
       for (int r = 0; r < 8; ++r) v42[r] = v39[r] * tj_rcp_16;
     } else {
       #pragma unroll
-      for (int r = 0; r < 8; ++r) v42[r] = v39[r] / v40;
+      for (int r = 0; r < 8; ++r) v42[r] = tj_div_full(v39[r], v40);
     }
     int const v43 = (v22 * v3);
     float* const v44 = (v0 + v43);

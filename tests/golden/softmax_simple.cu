@@ -37,6 +37,12 @@ template <> __device__ __forceinline__ float tj_min(float a, float b) {
   return d;
 }
 #endif
+// x / y within 2 ulp over the full range (PTX div.full), without div.rn's slow-path subroutine.
+__device__ __forceinline__ float tj_div_full(float x, float y) {
+  float d;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(d) : "f"(x), "f"(y));
+  return d;
+}
 
 
 // kernel softmax_simple: 4 warps
@@ -166,7 +172,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
     for (int r = 0; r < 8; ++r) v25[r] = v22[r] * tj_rcp_10;
   } else {
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v25[r] = v22[r] / v23;
+    for (int r = 0; r < 8; ++r) v25[r] = tj_div_full(v22[r], v23);
   }
   int const v26 = (v5 * v3);
   float* const v27 = (v0 + v26);

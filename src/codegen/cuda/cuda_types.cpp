@@ -116,6 +116,12 @@ template <> __device__ __forceinline__ float tj_min(float a, float b) {
   return d;
 }
 #endif
+// x / y within 2 ulp over the full range (PTX div.full), without div.rn's slow-path subroutine.
+__device__ __forceinline__ float tj_div_full(float x, float y) {
+  float d;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(d) : "f"(x), "f"(y));
+  return d;
+}
 
 )";
 }

@@ -352,8 +352,9 @@ bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, const st
   close("} else {");
   ++indent_;
   scopes_.emplace_back();
-  per_register(n,
-               fmt::format("{}[r] = {};", name, from_compute(t, fmt::format("{} / {}", to_compute(t, x + "[r]"), s))));
+  // div.full (within 2 ulp), as the PTX generator divides here: see its uniform_float_division.
+  per_register(n, fmt::format("{}[r] = {};", name,
+                              from_compute(t, fmt::format("tj_div_full({}, {})", to_compute(t, x + "[r]"), s))));
   close();
   return true;
 }

@@ -107,6 +107,13 @@ class Emitter {
   };
   void reduce_op(const ir::Op& op);
   void loop_op(const ir::Op& op);
+  // ---- cluster reductions (cluster.cpp) ----
+  void cluster_reduce_op(const ir::Op& op);
+  /// The slots' module-scope declaration, the entry's cluster shape, and the prologue: rank,
+  /// turn, the writing thread, a first cluster barrier. All empty without cluster reductions.
+  std::string cluster_declarations() const;
+  std::string cluster_directive() const;
+  void cluster_prologue();
 
   // ---- elements (elementwise.cpp) ----
   /// Instructions for one element of an elementwise op; args and result in storage types.
@@ -140,6 +147,10 @@ class Emitter {
   bool hoisted_in_place_ = false;                             // hoisted() computes where asked (see Rematerialize)
   mutable std::unordered_map<ir::ValueId, bool> index_only_;  // memo of index_only
   int shared_bytes_ = 0;
+  int cluster_size_ = 1;  // ir::cluster_size(f_)
+  struct {
+    std::string rank, turn, slots, writer;  // registers (writer: the predicate tid.x == 0)
+  } cluster_;
 };
 
 /// Register class of an element (pointers: b64; i1: pred; f16/bf16: b16).
@@ -147,6 +158,8 @@ RegClass reg_class(const ir::Type& t);
 RegClass reg_class(DType t);
 /// Class of the type f16/bf16 are computed in (f32); others their own.
 RegClass compute_class(DType t);
+/// The elementwise op a reduction combines with (add, maximum, minimum).
+ir::OpKind reduce_combine_op(ir::ReduceKind k);
 
 template <class F>
 std::string Emitter::hoisted(const std::string& key, F make) {

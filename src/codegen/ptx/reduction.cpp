@@ -8,9 +8,7 @@
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::ptx {
-namespace {
-
-ir::OpKind combine_op(ir::ReduceKind k) {
+ir::OpKind reduce_combine_op(ir::ReduceKind k) {
   switch (k) {
     case ir::ReduceKind::sum: return ir::OpKind::add;
     case ir::ReduceKind::max: return ir::OpKind::maximum;
@@ -18,8 +16,6 @@ ir::OpKind combine_op(ir::ReduceKind k) {
   }
   return ir::OpKind::add;
 }
-
-}  // namespace
 
 void Emitter::reduce_op(const ir::Op& op) {
   ir::ValueId src = op.operands[0], res = op.results[0];
@@ -30,7 +26,7 @@ void Emitter::reduce_op(const ir::Op& op) {
   const RegClass acc_c = reg_class(acc_t);
   const int bytes = static_cast<int>(dtype_size(acc_t));
   const int axis = op.attrs.axis;
-  const ir::OpKind combine = combine_op(op.attrs.reduce);
+  const ir::OpKind combine = reduce_combine_op(op.attrs.reduce);
   Layout parent = natural_layout(src);
   Regs in = block(src, parent);
   const int n = parent.num_regs();
