@@ -92,6 +92,21 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in
   return {running_max, tl::sum(lane_sum, 0)};
 }
 
+/// The second pass of the two-pass strategies: columns [begin, end) of one row, BLOCK at a
+/// time, read for the last time and written normalized (Eviction::first both ways: L2 keeps
+/// the rows still to be re-read).
+inline void normalize_range(const tl::Tensor& row_out, const tl::Tensor& row_in, const tl::Operand& begin,
+                            const tl::Operand& end, std::int64_t block, const tl::Tensor& row_max,
+                            const tl::Tensor& row_sum, std::int64_t log) {
+  auto lanes = tl::arange(0, block);
+  tl::for_range(begin, end, block, [&](tl::Int start) {
+    auto cols = start + lanes;
+    auto mask = cols < end;
+    auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
+    tl::store(row_out + cols, normalize(x, row_max, row_sum, log), mask, Eviction::first);
+  });
+}
+
 }  // namespace detail
 
 /// Rows too wide for registers: one pass for the max and the sum (loop-carried), a second pass
@@ -102,16 +117,8 @@ inline void softmax_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride,
   tl::for_range(tl::program_id(0), n_rows, tl::num_programs(0), [&](tl::Int row) {
     auto row_in = in + detail::row_offset(row, in_stride, WIDE);
     auto row_out = out + detail::row_offset(row, out_stride, WIDE);
-    // Named copies, not a structured binding: the loop body below captures them.
-    auto stats = detail::online_max_sum(row_in, 0, n_cols, BLOCK);
-    tl::Tensor row_max = stats.first, row_sum = stats.second;
-    auto lanes = tl::arange(0, BLOCK);
-    tl::for_range(0, n_cols, BLOCK, [&](tl::Int start) {
-      auto cols = start + lanes;
-      auto mask = cols < n_cols;
-      auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
-      tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask, Eviction::first);
-    });
+    auto [row_max, row_sum] = detail::online_max_sum(row_in, 0, n_cols, BLOCK);
+    detail::normalize_range(row_out, row_in, 0, n_cols, BLOCK, row_max, row_sum, LOG);
   });
 }
 
@@ -150,13 +157,7 @@ inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::P
   auto row_out = out + detail::row_offset(row, out_stride, WIDE);
   auto begin = c * chunk;
   auto end = tl::minimum(begin + chunk, n_cols);
-  auto lanes = tl::arange(0, BLOCK);
-  tl::for_range(begin, end, BLOCK, [&](tl::Int start) {
-    auto cols = start + lanes;
-    auto mask = cols < end;
-    auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
-    tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask, Eviction::first);
-  });
+  detail::normalize_range(row_out, row_in, begin, end, BLOCK, row_max, row_sum, LOG);
 }
 
 /// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
@@ -194,18 +195,11 @@ inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in
     auto row_out = out + detail::row_offset(row, out_stride, WIDE);
     auto begin = rank * slice;
     auto end = tl::minimum(begin + slice, n_cols);
-    // Named copies, not a structured binding: the loop body below captures them.
-    auto stats = detail::online_max_sum(row_in, begin, end, BLOCK);
-    tl::Tensor row_max = tl::cluster_max(stats.first, CLUSTER);
+    auto [slice_max, slice_sum] = detail::online_max_sum(row_in, begin, end, BLOCK);
+    auto row_max = tl::cluster_max(slice_max, CLUSTER);
     // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
-    tl::Tensor row_sum = tl::cluster_sum(stats.second * tl::exp(stats.first - row_max), CLUSTER);
-    auto lanes = tl::arange(0, BLOCK);
-    tl::for_range(begin, end, BLOCK, [&](tl::Int start) {
-      auto cols = start + lanes;
-      auto mask = cols < end;
-      auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
-      tl::store(row_out + cols, detail::normalize(x, row_max, row_sum, LOG), mask, Eviction::first);
-    });
+    auto row_sum = tl::cluster_sum(slice_sum * tl::exp(slice_max - row_max), CLUSTER);
+    detail::normalize_range(row_out, row_in, begin, end, BLOCK, row_max, row_sum, LOG);
   });
 }
 
