@@ -260,11 +260,12 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
         for (int s : {1, 2})
           if (b <= 2 * width && warps_ok(b, w)) add({SoftmaxStrategy::online, b, w, s, 1, 1});
   const bool clusters = backend == Backend::cuda && (!has_gpu() || device_properties().cc_major >= 9);
-  // Clusters holding the row: each program 16 or 32 values per thread of its slice.
-  if (width > 16384 && clusters)
-    for (std::int64_t b : {4096, 8192, 16384})
+  // Clusters holding the row: each program 16 or 32 values per thread of its slice. Also for rows
+  // one program holds (from 8192 columns): smaller programs, more of them per SM.
+  if (width > 4096 && clusters)
+    for (std::int64_t b : {2048, 4096, 8192, 16384})
       for (int w : {4, 8, 16})
-        if (cdiv(cols, b) <= 16 && (b == 16 * 32 * w || b == 32 * 32 * w))
+        if (cdiv(cols, b) >= 2 && cdiv(cols, b) <= 16 && (b == 16 * 32 * w || b == 32 * 32 * w))
           for (auto grid : {persistent, per_row})
             for (int s : {1, 2})
               if (s == 1 || grid == persistent)

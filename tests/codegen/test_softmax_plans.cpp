@@ -7,6 +7,7 @@
 
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_autotune.h"
+#include "tilejit/tilejit.h"
 
 using namespace tilejit;
 
@@ -98,4 +99,28 @@ TEST_CASE("wide-row softmax passes carry L2 eviction hints down to the PTX") {
     CHECK(ptx.find("ld.global.cs.v4.b32") != std::string::npos);
     CHECK(ptx.find("st.global.cs.v4.b32") != std::string::npos);
   }
+}
+
+TEST_CASE("the autotuner tries thread-block clusters on CUDA (sm_90) only, in both forms") {
+  auto clusters_in = [](std::int64_t rows, std::int64_t cols, Backend b) {
+    std::vector<ops::SoftmaxConfig> out;
+    for (const auto& c : ops::softmax_candidates(rows, cols, DType::f32, b))
+      if (c.strategy == ops::SoftmaxStrategy::cluster) out.push_back(c);
+    return out;
+  };
+  // Rows one program holds: clusters of 2 to 8 smaller programs, each holding its slice.
+  auto mid = clusters_in(4096, 16384, Backend::cuda);
+  REQUIRE(!mid.empty());
+  for (const auto& c : mid) {
+    CAPTURE(ops::describe(c));
+    CHECK(c.block * c.splits >= 16384);
+    CHECK(c.splits >= 2);
+    CHECK(c.splits <= 8);
+  }
+  // Past what 16 programs hold: slices walked twice.
+  auto wide = clusters_in(128, 1 << 20, Backend::cuda);
+  REQUIRE(!wide.empty());
+  for (const auto& c : wide) CHECK(c.block * c.splits < (1 << 20));
+  CHECK(clusters_in(4096, 4096, Backend::cuda).empty());
+  if (has_cpu_backend()) CHECK(clusters_in(4096, 16384, Backend::cpu).empty());
 }
