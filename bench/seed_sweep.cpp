@@ -1,7 +1,9 @@
-// bench-seed-sweep: the persistent seed softmax over launch configurations, to choose
-// ops::seed_config from measurements. For each dtype and N (M = 4096 rows), every num_warps
-// and num_stages is timed (CUDA events, L2 flushed, median of 50) beside a device-to-device copy
-// of the same bytes, and the one-program-per-row kernel at the seed's configuration.
+// bench-seed-sweep: the seed softmax over launch configurations, to choose ops::seed_config from
+// measurements. For each dtype and shape (M = 4096 rows of 256 to 16384 columns, and 65536 rows of
+// 128), every num_warps (1 to 16, from 2 to 64 elements per thread) and num_stages of the
+// persistent kernel, and every num_warps of the one-program-per-row kernel, is timed (CUDA events,
+// L2 flushed, median of 50) beside a device-to-device copy of the same bytes and the seed
+// launcher's own choice.
 //
 //   bench-seed-sweep [--out FILE.md]
 #include <fmt/format.h>
@@ -12,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilejit/ops/softmax_seed.h"
@@ -42,17 +45,18 @@ int main(int argc, char** argv) {
     fmt::print("bench-seed-sweep: no GPU, nothing measured\n");
     return 0;
   }
-  const std::int64_t rows = 4096;
   const char* commit = std::getenv("TILEJIT_COMMIT");
   std::string md = fmt::format(
-      "Device {}, commit {}, code generator {}. M = {}; CUDA events, L2 flushed, median of 50; C = a "
+      "Device {}, commit {}, code generator {}. CUDA events, L2 flushed, median of 50; C = a "
       "device-to-device copy of the same bytes.\n\n",
-      device_properties().name, commit && *commit ? commit : "unknown", codegen_name(default_codegen()), rows);
+      device_properties().name, commit && *commit ? commit : "unknown", codegen_name(default_codegen()));
   md +=
-      "| dtype | N | kernel | warps | stages | grid | regs | us | GB/s | fraction of C "
-      "|\n|---|---|---|---|---|---|---|---|---|---|\n";
+      "| dtype | M | N | kernel | warps | stages | grid | regs | us | GB/s | fraction of C "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{65536, 128}, {4096, 256},  {4096, 1024}, {4096, 2048},
+                                                          {4096, 4096}, {4096, 8192}, {4096, 16384}};
   for (DType t : {DType::f32, DType::bf16}) {
-    for (std::int64_t cols : {1024, 2048, 4096, 8192, 16384}) {
+    for (auto [rows, cols] : shapes) {
       const std::size_t n = static_cast<std::size_t>(rows * cols);
       std::vector<float> host(n);
       for (std::size_t i = 0; i < n; ++i) host[i] = 3.0f * std::sin(0.37f * static_cast<float>(i % 10007));
@@ -63,15 +67,18 @@ int main(int argc, char** argv) {
       double copy_ms = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }).median_ms;
       auto row = [&](const std::string& kernel, int warps, int stages, std::uint64_t grid, int regs, double ms) {
         std::string line =
-            fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f} | {:.0f} | {:.3f} |\n", dtype_name(t), cols,
-                        kernel, warps, stages, grid, regs, ms * 1e3, bytes / ms / 1e6, copy_ms / ms);
+            fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} | {:.0f} | {:.3f} |\n", dtype_name(t), rows,
+                        cols, kernel, warps, stages, grid, regs, ms * 1e3, bytes / ms / 1e6, copy_ms / ms);
         fmt::print("{}", line);
         md += line;
         if (!out_path.empty()) std::ofstream(out_path) << md;  // every row: a cut-short run keeps its rows
       };
       row("copy", 0, 0, 0, 0, copy_ms);
       const std::int64_t block = ops::seed_config(cols).block;
-      for (int warps : {4, 8, 16}) {
+      // From 2 to 64 elements per thread.
+      auto warps_fit = [&](int warps) { return block >= 64 * warps && block <= 2048 * warps; };
+      for (int warps : {1, 2, 4, 8, 16}) {
+        if (!warps_fit(warps)) continue;
         for (int stages : {1, 2, 3}) {
           std::vector<Arg> args{out, in, cols, cols, rows, cols, block, stages};
           const CompiledKernel* k = nullptr;
@@ -92,14 +99,18 @@ int main(int argc, char** argv) {
       }
       const auto seed = ops::seed_config(cols);
       std::vector<Arg> args{out, in, cols, cols, cols, block};
-      CompileOptions options;
-      options.num_warps = seed.num_warps;
-      const CompiledKernel& simple = ops::softmax_simple().compile(args, options);
-      double ms = time_gpu([&] { simple.launch(static_cast<std::uint64_t>(rows), args); }).median_ms;
-      row("simple", seed.num_warps, 1, static_cast<std::uint64_t>(rows), simple.metadata().registers, ms);
-      ms = time_gpu([&] {
-             ops::softmax_seed(Pointer{out.address(), t}, Pointer{in.address(), t}, rows, cols, cols, cols);
-           }).median_ms;
+      for (int warps : {1, 2, 4, 8, 16}) {
+        if (!warps_fit(warps)) continue;
+        CompileOptions options;
+        options.num_warps = warps;
+        const CompiledKernel& simple = ops::softmax_simple().compile(args, options);
+        if (simple.metadata().spill_store_bytes > 0) continue;
+        double ms = time_gpu([&] { simple.launch(static_cast<std::uint64_t>(rows), args); }).median_ms;
+        row("simple", warps, 1, static_cast<std::uint64_t>(rows), simple.metadata().registers, ms);
+      }
+      double ms = time_gpu([&] {
+                    ops::softmax_seed(Pointer{out.address(), t}, Pointer{in.address(), t}, rows, cols, cols, cols);
+                  }).median_ms;
       row(fmt::format("softmax_seed (config {}w)", seed.num_warps), seed.num_warps, seed.num_stages, 0, 0, ms);
     }
   }
