@@ -40,6 +40,7 @@ void print_meta(const CompiledKernel& k) {
       "kernel        {}\nentry         {}\nspecialization {}\nbackend       {}\narch          {}\nnum_warps     {}\n",
       m.kernel_name, m.entry_name, m.key, backend_name(m.backend), m.arch, m.num_warps);
   if (!m.codegen.empty()) fmt::print("codegen       {}\n", m.codegen);
+  if (m.cluster_size > 1) fmt::print("cluster       {} programs (tl::cluster_* reductions)\n", m.cluster_size);
   if (m.backend == Backend::cpu) {
     fmt::print("scratch       {} bytes per thread\n", m.cpu_scratch_bytes);
     fmt::print("time          trace+passes {:.2f} ms, codegen {:.2f} ms, LLVM {:.2f} ms\n", m.trace_ms, m.codegen_ms,
