@@ -6,6 +6,7 @@
 #   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
 #   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx, the PTX generator
 #                            (ptx/latency.md, seed_sweep_ptx.md); the default is CUDA C + NVRTC
+#   latency-tiered  bench-latency with TILEJIT_CODEGEN=tiered (tiered/latency.md)
 #   generators  tilejit's op and seed kernels (and copy) through each generator, cuda then ptx:
 #               generators/cuda/softmax.md, generators/ptx/softmax.md
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
@@ -36,6 +37,9 @@ for bench in ${BENCHES:-softmax latency}; do
     latency-ptx)
       mkdir -p "$OUT/ptx"
       TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-latency" --out "$OUT/ptx" ;;
+    latency-tiered)
+      mkdir -p "$OUT/tiered"
+      TILEJIT_CODEGEN=tiered "$BUILD/bench/bench-latency" --out "$OUT/tiered" ;;
     tune)
       # Kernels and the tuned file go to a scratch cache; only the tuned file is kept.
       rm -rf "$OUT/tune" && mkdir -p "$OUT/tune"

@@ -61,22 +61,29 @@ const char* backend_name(Backend b);
 
 /// How CUDA kernels are generated (the CPU backend ignores this).
 enum class GpuCodegen {
-  automatic,  ///< TILEJIT_CODEGEN (ptx|cuda) when set, else kDefaultGpuCodegen
+  automatic,  ///< TILEJIT_CODEGEN (ptx|cuda|tiered) when set, else kDefaultGpuCodegen
   ptx,        ///< PTX straight from the IR, assembled by ptxas (in process when the toolkit has nvPTXCompiler;
               ///< else its program, else nvJitLink; no NVRTC); kernels it cannot express fall back to cuda,
               ///< saying why in KernelMetadata::compile_reason
   cuda,       ///< CUDA C compiled by NVRTC
+  /// NVRTC's kernel when the memory or disk cache has it; else the PTX generator's at once (a
+  /// third of NVRTC's compile time) while NVRTC builds its own on a background thread, which
+  /// replaces it for later launches and lands in the disk cache. A CompiledKernel& already handed
+  /// out stays the one it was. wait_for_background_compiles() waits for those builds.
+  tiered,
 };
 /// What GpuCodegen::automatic means without TILEJIT_CODEGEN: CUDA C and NVRTC. The PTX generator
 /// compiles 2-3x faster and passes every GPU test, but several of its kernels ran slower on the
 /// H200 (bench/results/gpu_softmax_ptx_default.md: bf16 seed at 8192 columns 0.69 of copy against
 /// 0.96), so it stays opt-in until they match.
 inline constexpr GpuCodegen kDefaultGpuCodegen = GpuCodegen::cuda;
-/// "automatic", "ptx" or "cuda".
+/// "automatic", "ptx", "cuda" or "tiered".
 const char* codegen_name(GpuCodegen c);
 /// What GpuCodegen::automatic means now. Throws tilejit::Error when TILEJIT_CODEGEN has another
-/// value than ptx or cuda.
+/// value than ptx, cuda or tiered.
 GpuCodegen default_codegen();
+/// Blocks until the background builds GpuCodegen::tiered has queued so far (in any kernel) are done.
+void wait_for_background_compiles();
 /// What Backend::automatic means now (without an explicit arch). Throws tilejit::Error when
 /// TILEJIT_BACKEND has another value than cuda or cpu.
 Backend default_backend();
@@ -290,6 +297,8 @@ class KernelBase {
   std::size_t compile_count() const;
   /// The compile_reason of this kernel's latest compile; empty before the first.
   std::string last_miss_reason() const;
+  /// Blocks until this kernel's background builds (GpuCodegen::tiered) are done.
+  void wait_for_background_compiles() const;
 
  protected:
   KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,

@@ -177,8 +177,9 @@ std::string file_stem(const std::string& kernel, const std::string& hex) {
 
 // Disk hit: the toolchain is skipped. Disk miss (or an entry that fails validation): NVRTC or
 // the PTX assembler, then the entry is (re)written. Either way metadata says what happened and why.
-void compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::vector<KeyComponents>& previous,
-                        const Toolchain& tc) {
+// Returns false, having compiled nothing, on a disk miss with `disk_only`.
+bool compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::vector<KeyComponents>& previous,
+                        const Toolchain& tc, bool disk_only) {
   auto& md = k.metadata;
   const std::string& source = k.stages.at(tc.source_stage);
   add_toolchain_components(k.components, source, tc, ov);
@@ -213,10 +214,11 @@ void compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::
       md.disk_cache_path = path;
       md.compile_reason =
           fmt::format("{}; {} skipped: disk cache hit", explain_miss(md.kernel_name, k.components, previous), tc.tool);
-      return;
+      return true;
     }
     disk_note = why == "no entry" ? "disk cache miss (no entry)" : "disk entry ignored and rebuilt (" + why + ")";
   }
+  if (disk_only) return false;
 
   // Nearest entries to explain the miss: this kernel's earlier keys in memory, then on disk.
   std::vector<KeyComponents> candidates = previous;
@@ -263,6 +265,7 @@ void compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::
     else disk_note += "; not written: " + why;
   }
   md.compile_reason = explain_miss(md.kernel_name, k.components, candidates) + "; " + disk_note;
+  return true;
 }
 
 }  // namespace
@@ -350,7 +353,9 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
     md.override_path = ov.path;
     k->stages["cuda"] = ov.text;
   }
-  compile_gpu_cached(*k, ov, req.previous, md.codegen == "ptx" ? ptx_toolchain(md.arch) : nvrtc_toolchain(md.arch));
+  if (!compile_gpu_cached(*k, ov, req.previous, md.codegen == "ptx" ? ptx_toolchain(md.arch) : nvrtc_toolchain(md.arch),
+                          req.disk_only))
+    return nullptr;
   md.compile_reason += fallback_note;
   report_compile(md);
   dump_stages_from_env(*k);

@@ -20,10 +20,12 @@ struct CompileRequest {
   Backend backend = Backend::cuda;        // cuda or cpu
   GpuCodegen codegen = GpuCodegen::cuda;  // CUDA: ptx or cuda (never automatic); CPU: automatic
   std::vector<KeyComponents> previous;    // keys this kernel compiled before, for the miss reason
+  bool disk_only = false;                 // CUDA: a disk-cache hit or nothing (no NVRTC / ptxas run)
 };
 
 /// Traces and generates code; for CUDA then reads the disk cache or runs NVRTC (and writes the
-/// entry). Applies TILEJIT_OVERRIDE_DIR and TILEJIT_DUMP; fills metadata.compile_reason.
+/// entry). Applies TILEJIT_OVERRIDE_DIR and TILEJIT_DUMP; fills metadata.compile_reason. With
+/// request.disk_only, returns nullptr where it would have run NVRTC or the PTX assembler.
 std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& request);
 
 /// Writes the stages named in TILEJIT_DUMP (comma list, or "all") to TILEJIT_DUMP_DIR

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "jit/background_compiles.h"
 #include "jit/compiled_kernel_impl.h"
 #include "jit/compiler.h"
 #include "jit/cpu_backend.h"
@@ -41,6 +42,7 @@ const char* codegen_name(GpuCodegen c) {
     case GpuCodegen::automatic: return "automatic";
     case GpuCodegen::ptx: return "ptx";
     case GpuCodegen::cuda: return "cuda";
+    case GpuCodegen::tiered: return "tiered";
   }
   return "?";
 }
@@ -50,7 +52,11 @@ GpuCodegen default_codegen() {
     std::string_view v = env;  // read on every launch: no allocation
     if (v == "ptx") return GpuCodegen::ptx;
     if (v == "cuda") return GpuCodegen::cuda;
-    throw Error(fmt::format("TILEJIT_CODEGEN must be 'ptx' (PTX + ptxas) or 'cuda' (CUDA C + NVRTC), got '{}'", v));
+    if (v == "tiered") return GpuCodegen::tiered;
+    throw Error(fmt::format(
+        "TILEJIT_CODEGEN must be 'ptx' (PTX + ptxas), 'cuda' (CUDA C + NVRTC) or 'tiered' (PTX first, NVRTC's kernel "
+        "built in the background replacing it), got '{}'",
+        v));
   }
   return kDefaultGpuCodegen;
 }
@@ -82,13 +88,24 @@ struct KernelBase::Impl {
   std::function<void()> invoke;
 
   struct FastEntry {
+    FastEntry(std::uint64_t h, std::vector<jit::ArgFacts> f, int warps, int stages, Backend b, GpuCodegen c,
+              std::string a, const CompiledKernel* k)
+        : hash(h),
+          facts(std::move(f)),
+          num_warps(warps),
+          num_stages(stages),
+          backend(b),
+          codegen(c),
+          arch(std::move(a)),
+          kernel(k) {}
     std::uint64_t hash;
     std::vector<jit::ArgFacts> facts;
     int num_warps, num_stages;
     Backend backend;
     GpuCodegen codegen;
     std::string arch;
-    const CompiledKernel* kernel;
+    // Atomic: a tiered entry moves from the PTX generator's kernel to NVRTC's while others read it.
+    std::atomic<const CompiledKernel*> kernel;
 
     bool matches(std::uint64_t h, const jit::ArgFacts* f, std::size_t n, int warps, int stages, Backend b, GpuCodegen c,
                  std::string_view a) const {
@@ -105,8 +122,20 @@ struct KernelBase::Impl {
   std::unordered_map<std::string, bool> in_flight;
   std::size_t compiles = 0;
   std::string last_reason;
+  int background = 0;               // tiered NVRTC builds queued or running for this kernel
+  std::condition_variable settled;  // background reached 0
 
   const CompiledKernel& lookup(std::span<const Arg> args, const CompileOptions& options, std::source_location loc);
+  /// The kernel of one specialization and generator (ptx or cuda; automatic on the CPU): from the
+  /// memory cache, from another thread compiling it, or compiled here. With `disk_only`, returns
+  /// nullptr instead of running a compiler (or waiting for another thread's) when neither cache has it.
+  const CompiledKernel* obtain(const std::vector<jit::BoundParam>& params, const CompileOptions& options,
+                               const std::string& arch, Backend backend, GpuCodegen codegen, bool disk_only = false);
+  /// GpuCodegen::tiered: NVRTC's kernel when a cache has it, else the PTX generator's at once
+  /// while NVRTC builds its own in the background, which then replaces it in `entry`.
+  const CompiledKernel* tiered(const std::vector<jit::BoundParam>& params, const CompileOptions& options,
+                               const std::string& arch, FastEntry*& entry, std::uint64_t h, const jit::ArgFacts* facts,
+                               std::size_t n);
 };
 
 KernelBase::KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,
@@ -130,7 +159,10 @@ KernelBase::KernelBase(std::string name, std::vector<detail::ParamKind> kinds, s
   impl_->invoke = std::move(invoke);
 }
 
-KernelBase::~KernelBase() = default;
+KernelBase::~KernelBase() {
+  // A tiered NVRTC build still queued or running uses this kernel's state: let it end first.
+  if (impl_) wait_for_background_compiles();
+}
 
 const std::string& KernelBase::name() const { return impl_->signature.kernel_name; }
 
@@ -151,63 +183,117 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
   auto hit = [&](const FastEntry* e) {
     return e && e->matches(h, facts, n, options.num_warps, options.num_stages, backend, codegen, arch);
   };
-  if (const FastEntry* e = last.load(std::memory_order_acquire); hit(e)) return *e->kernel;
+  if (const FastEntry* e = last.load(std::memory_order_acquire); hit(e))
+    return *e->kernel.load(std::memory_order_acquire);
 
   std::unique_lock lock(mutex);
   for (auto [it, end] = fast.equal_range(h); it != end; ++it)
     if (hit(&it->second)) {
       last.store(&it->second, std::memory_order_release);
-      return *it->second.kernel;
+      return *it->second.kernel.load(std::memory_order_acquire);
     }
   lock.unlock();
 
   // Not compiled yet (or compiling in another thread): the full key decides.
   auto params = jit::bind_arguments(signature, args, loc);
-  std::string key =
-      jit::specialization_key(signature, params, options.num_warps, options.num_stages, arch, backend, codegen);
+  if (codegen == GpuCodegen::tiered) {
+    FastEntry* entry = nullptr;
+    const CompiledKernel* k = tiered(params, options, arch, entry, h, facts, n);
+    last.store(entry, std::memory_order_release);
+    return *k;
+  }
+  const CompiledKernel* found = obtain(params, options, arch, backend, codegen);
   lock.lock();
-  const CompiledKernel* found = nullptr;
-  for (;;) {
-    if (auto it = cache.find(key); it != cache.end()) {
-      found = it->second.get();
-      break;
-    }
-    if (!in_flight.count(key)) break;
-    compiled.wait(lock);  // another thread compiles this key; use its result
-  }
-  if (!found) {
-    in_flight[key] = true;
-    std::vector<jit::KeyComponents> previous;
-    for (const auto& [k, c] : cache) previous.push_back(c->impl().components);
-    lock.unlock();
-
-    std::unique_ptr<CompiledKernel::Impl> built;
-    try {
-      jit::CompileRequest req{&signature,         params, &invoke, key,     options.num_warps,
-                              options.num_stages, arch,   backend, codegen, std::move(previous)};
-      built = jit::compile_specialization(req);
-    } catch (...) {
-      lock.lock();
-      in_flight.erase(key);
-      compiled.notify_all();
-      throw;
-    }
-    lock.lock();
-    in_flight.erase(key);
-    ++compiles;
-    last_reason = built->metadata.compile_reason;
-    auto& slot = cache[key];
-    slot = std::make_unique<CompiledKernel>(std::move(built));
-    found = slot.get();
-    compiled.notify_all();
-  }
   // Index it by facts (once per distinct facts; a waiter may get here after the compiler did).
   for (auto [it, end] = fast.equal_range(h); it != end; ++it)
     if (hit(&it->second)) return *found;
-  auto it = fast.emplace(h, FastEntry{h, std::vector<jit::ArgFacts>(facts, facts + n), options.num_warps,
-                                      options.num_stages, backend, codegen, arch, found});
+  auto it = fast.emplace(std::piecewise_construct, std::forward_as_tuple(h),
+                         std::forward_as_tuple(h, std::vector<jit::ArgFacts>(facts, facts + n), options.num_warps,
+                                               options.num_stages, backend, codegen, arch, found));
   last.store(&it->second, std::memory_order_release);
   return *found;
+}
+
+const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam>& params,
+                                               const CompileOptions& options, const std::string& arch, Backend backend,
+                                               GpuCodegen codegen, bool disk_only) {
+  std::string key =
+      jit::specialization_key(signature, params, options.num_warps, options.num_stages, arch, backend, codegen);
+  std::unique_lock lock(mutex);
+  for (;;) {
+    if (auto it = cache.find(key); it != cache.end()) return it->second.get();
+    if (!in_flight.count(key)) break;
+    if (disk_only) return nullptr;
+    compiled.wait(lock);  // another thread compiles this key; use its result
+  }
+  in_flight[key] = true;
+  std::vector<jit::KeyComponents> previous;
+  for (const auto& [k, c] : cache) previous.push_back(c->impl().components);
+  lock.unlock();
+
+  std::unique_ptr<CompiledKernel::Impl> built;
+  try {
+    jit::CompileRequest req{&signature,         params, &invoke, key,     options.num_warps,
+                            options.num_stages, arch,   backend, codegen, std::move(previous),
+                            disk_only};
+    built = jit::compile_specialization(req);
+  } catch (...) {
+    lock.lock();
+    in_flight.erase(key);
+    compiled.notify_all();
+    throw;
+  }
+  lock.lock();
+  in_flight.erase(key);
+  compiled.notify_all();
+  if (!built) return nullptr;  // disk_only, and the disk cache has no entry
+  ++compiles;
+  last_reason = built->metadata.compile_reason;
+  auto& slot = cache[key];
+  slot = std::make_unique<CompiledKernel>(std::move(built));
+  return slot.get();
+}
+
+const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam>& params,
+                                               const CompileOptions& options, const std::string& arch,
+                                               FastEntry*& entry, std::uint64_t h, const jit::ArgFacts* facts,
+                                               std::size_t n) {
+  const CompiledKernel* best = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, true);
+  const CompiledKernel* now = best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx);
+  // The PTX generator handed the kernel to NVRTC itself (it could not express it): nothing to follow.
+  if (now->metadata().codegen == "cuda") best = now;
+  std::unique_lock lock(mutex);
+  for (auto [it, end] = fast.equal_range(h); it != end; ++it)
+    if (it->second.matches(h, facts, n, options.num_warps, options.num_stages, Backend::cuda, GpuCodegen::tiered,
+                           arch)) {
+      entry = &it->second;  // another thread got here first (and queued the NVRTC build)
+      return entry->kernel.load(std::memory_order_acquire);
+    }
+  entry = &fast.emplace(std::piecewise_construct, std::forward_as_tuple(h),
+                        std::forward_as_tuple(h, std::vector<jit::ArgFacts>(facts, facts + n), options.num_warps,
+                                              options.num_stages, Backend::cuda, GpuCodegen::tiered, arch, now))
+               ->second;
+  if (best) return now;
+  last_reason += "; tiered: NVRTC's build follows in the background";
+  ++background;
+  lock.unlock();
+  // Outside the lock: a worker stopping at exit runs the job (run = false) right here.
+  jit::submit_background([this, params, options, arch, entry](bool run) {
+    const CompiledKernel* upgraded = nullptr;
+    std::string failure;
+    if (run) {
+      try {
+        upgraded = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda);
+      } catch (const std::exception& e) {
+        failure = e.what();
+      }
+    }
+    std::lock_guard done(mutex);
+    if (upgraded) entry->kernel.store(upgraded, std::memory_order_release);
+    if (!failure.empty()) last_reason = "tiered: NVRTC's build failed, the PTX generator's kernel stays: " + failure;
+    if (--background == 0) settled.notify_all();
+  });
+  return now;
 }
 
 const CompiledKernel& KernelBase::compile(std::span<const Arg> args, const CompileOptions& options,
@@ -227,6 +313,13 @@ void KernelBase::launch(Grid grid, std::span<const Arg> args, const LaunchOption
   const CompiledKernel& c = impl_->lookup(args, co, loc);
   // The lookup matched these very facts: no second binding or check.
   c.impl().launch_checked(grid, args, options, loc);
+}
+
+void wait_for_background_compiles() { jit::wait_background_idle(); }
+
+void KernelBase::wait_for_background_compiles() const {
+  std::unique_lock lock(impl_->mutex);
+  impl_->settled.wait(lock, [&] { return impl_->background == 0; });
 }
 
 std::string KernelBase::last_miss_reason() const {

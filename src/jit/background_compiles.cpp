@@ -1,0 +1,76 @@
+#include "jit/background_compiles.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace tilejit::jit {
+namespace {
+
+class Worker {
+ public:
+  ~Worker() {
+    std::deque<BackgroundJob> dropped;
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      dropped.swap(queue_);
+    }
+    woken_.notify_all();
+    if (thread_.joinable()) thread_.join();  // the job in progress (one compile) finishes
+    for (auto& job : dropped) job(false);
+  }
+
+  void submit(BackgroundJob job) {
+    std::lock_guard lock(mutex_);
+    if (stopping_) {
+      job(false);
+      return;
+    }
+    queue_.push_back(std::move(job));
+    ++unfinished_;
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    woken_.notify_all();
+  }
+
+  void wait_idle() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return unfinished_ == 0; });
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      woken_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      BackgroundJob job = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      job(true);  // jobs catch their own errors
+      lock.lock();
+      if (--unfinished_ == 0) idle_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable woken_, idle_;
+  std::deque<BackgroundJob> queue_;
+  int unfinished_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+Worker& worker() {
+  static Worker w;
+  return w;
+}
+
+}  // namespace
+
+void submit_background(BackgroundJob job) { worker().submit(std::move(job)); }
+
+void wait_background_idle() { worker().wait_idle(); }
+
+}  // namespace tilejit::jit

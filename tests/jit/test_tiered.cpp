@@ -1,0 +1,57 @@
+// GpuCodegen::tiered: the PTX generator's kernel at once, NVRTC's built in the background and
+// swapped in for later lookups, NVRTC's straight away when a cache already has it. NVRTC and
+// ptxas only, no GPU.
+#include <doctest/doctest.h>
+
+#include "jit_test_util.h"
+#include "tilejit/error.h"
+
+using namespace tilejit;
+using namespace jit_test;
+
+namespace {
+
+CompileOptions tiered() { return {.num_warps = 4, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::tiered}; }
+
+}  // namespace
+
+TEST_CASE("tiered: the PTX generator's kernel first, NVRTC's once its background build is done") {
+  ScopedCache cache;
+  auto k = make_scale();
+  const CompiledKernel& first = k.compile(scale_args(256), tiered());
+  CHECK(first.metadata().codegen == "ptx");
+  CHECK(k.last_miss_reason().find("NVRTC's build follows in the background") != std::string::npos);
+  k.wait_for_background_compiles();
+  const CompiledKernel& later = k.compile(scale_args(256), tiered());
+  CHECK(later.metadata().codegen == "cuda");
+  CHECK(&later != &first);
+  CHECK(first.metadata().codegen == "ptx");  // what was handed out stays as it was
+  CHECK(k.compile_count() == 2);
+  // NVRTC's build is the one an explicit request for CUDA C finds: no third compile.
+  CHECK(&k.compile(scale_args(256), sm()) == &later);
+  CHECK(k.compile_count() == 2);
+  CHECK(entries(cache.dir.path()).size() == 2);  // both builds on disk
+
+  // A new Kernel object (as in a new process) finds NVRTC's build on disk and starts with it.
+  auto fresh = make_scale();
+  const CompiledKernel& from_disk = fresh.compile(scale_args(256), tiered());
+  CHECK(from_disk.metadata().codegen == "cuda");
+  CHECK(from_disk.metadata().from_disk_cache);
+  CHECK(fresh.compile_count() == 1);
+}
+
+TEST_CASE("tiered: TILEJIT_CODEGEN=tiered selects it; a kernel destroyed with its build queued waits for it") {
+  ScopedCache cache;
+  ScopedEnv env("TILEJIT_CODEGEN", "tiered");
+  CHECK(default_codegen() == GpuCodegen::tiered);
+  CHECK(std::string(codegen_name(GpuCodegen::tiered)) == "tiered");
+  {
+    auto k = make_scale();
+    CompileOptions o = tiered();
+    o.codegen = GpuCodegen::automatic;
+    CHECK(k.compile(scale_args(512), o).metadata().codegen == "ptx");
+  }  // ~KernelBase waits for the queued NVRTC build, which uses the kernel's state
+  wait_for_background_compiles();
+  ScopedEnv bad("TILEJIT_CODEGEN", "fast");
+  CHECK_THROWS_WITH_AS(default_codegen(), doctest::Contains("'tiered' (PTX first"), Error);
+}
