@@ -129,7 +129,7 @@ if ((built)) && [[ ${GPU_CHECK_TESTS:-1} == 0 ]]; then
   record ctest skipped 0 "GPU_CHECK_TESTS=0"
   ctest_summary="not run (GPU_CHECK_TESTS=0)"
 elif ((built)); then
-  run_step ctest 180 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure --timeout 120 -E '^format_check$'
+  run_step ctest 240 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure --timeout 120 -E '^format_check$'
   ctest_summary=$(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -n 1)
   # On this machine a skipped suite means the GPU was not usable (e.g. libcuda not found): a failure.
   # The CPU-backend suite is the exception: this build has no LLVM, and it says so when it skips.
