@@ -1,9 +1,10 @@
 // GpuCodegen::tiered: the PTX generator's kernel at once, NVRTC's built in the background and
-// swapped in for later lookups, NVRTC's straight away when a cache already has it. NVRTC and
-// ptxas only, no GPU.
+// swapped in for later lookups, NVRTC's straight away when a cache already has it, one compile
+// per generator when threads race. NVRTC and ptxas only, no GPU.
 #include <doctest/doctest.h>
 
 #include "jit_test_util.h"
+#include "run_together.h"
 #include "tilejit/error.h"
 
 using namespace tilejit;
@@ -54,4 +55,17 @@ TEST_CASE("tiered: TILEJIT_CODEGEN=tiered selects it; a kernel destroyed with it
   wait_for_background_compiles();
   ScopedEnv bad("TILEJIT_CODEGEN", "fast");
   CHECK_THROWS_WITH_AS(default_codegen(), doctest::Contains("'tiered' (PTX first"), Error);
+}
+
+TEST_CASE("tiered: threads racing for one specialization compile each generator once") {
+  ScopedCache cache;
+  auto k = make_scale();
+  std::vector<const CompiledKernel*> got(8);
+  tilejit::testing::run_together(
+      8, [&](int t) { got[static_cast<std::size_t>(t)] = &k.compile(scale_args(128), tiered()); });
+  for (const CompiledKernel* g : got) CHECK(g == got[0]);
+  CHECK(got[0]->metadata().codegen == "ptx");
+  k.wait_for_background_compiles();
+  CHECK(k.compile(scale_args(128), tiered()).metadata().codegen == "cuda");
+  CHECK(k.compile_count() == 2);
 }
