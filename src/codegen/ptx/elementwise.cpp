@@ -67,12 +67,35 @@ std::string Emitter::to_compute(DType t, const std::string& r) {
   }
   if (t == DType::bf16) {
     // bf16 is the upper half of an f32: pair it with a zero lower half.
+    if (auto half = halves_.find(r); half != halves_.end()) {
+      std::string d = code_.reg(RegClass::f32);
+      if (half->second.high) code_.ins(fmt::format("and.b32 {}, {}, -65536", d, half->second.word));
+      else code_.ins(fmt::format("shl.b32 {}, {}, 16", d, half->second.word));
+      return d;
+    }
     std::string low = hoisted("zero16", [&] { return code_.imm(RegClass::b16, "0"); });
     std::string d = code_.reg(RegClass::f32);
     code_.ins(fmt::format("mov.b32 {}, {{{}, {}}}", d, low, r));
     return d;
   }
   return r;
+}
+
+Regs Emitter::unpack(const std::string& word) {
+  Regs halves{code_.reg(RegClass::b16), code_.reg(RegClass::b16)};
+  code_.ins(fmt::format("mov.b32 {{{}, {}}}, {}", halves[0], halves[1], word));
+  halves_[halves[0]] = {word, false};
+  halves_[halves[1]] = {word, true};
+  return halves;
+}
+
+std::string Emitter::pack(const std::string& lo, const std::string& hi) {
+  auto l = halves_.find(lo), h = halves_.find(hi);
+  if (l != halves_.end() && h != halves_.end() && !l->second.high && h->second.high && l->second.word == h->second.word)
+    return l->second.word;
+  std::string word = code_.reg(RegClass::b32);
+  code_.ins(fmt::format("mov.b32 {}, {{{}, {}}}", word, lo, hi));
+  return word;
 }
 
 std::string Emitter::from_compute(DType t, const std::string& r) {

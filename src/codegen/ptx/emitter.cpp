@@ -62,6 +62,12 @@ Emitter::Emitter(const ir::Function& f, const PtxCodegenOptions& options)
       axes_(passes::analyze_axes(f)),
       cluster_size_(ir::cluster_size(f)) {
   index_definitions(f.body, def_);
+  // Both reduction buffers are sized before any code that addresses the region after them.
+  for_each_op(f.body, [&](const ir::Op& op) {
+    if (op.kind == ir::OpKind::reduce)
+      reduction_buffer_bytes_ = std::max(reduction_buffer_bytes_, (cross_warp_bytes(op) + 15) / 16 * 16);
+  });
+  need_shared(conversion_base());
   if (options_.arch.rfind("sm_", 0) != 0 || arch_number(options_.arch) < 80)
     throw Unsupported(fmt::format("PTX generation targets sm_80 and newer, not '{}'", options_.arch));
 }
@@ -351,14 +357,13 @@ bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, Regs& ou
   code_.ins(fmt::format("setp.ge.f32 {}, {}, 0f00800000", above, mag));  // 2^-126
   code_.ins(fmt::format("and.pred {}, {}, {}", normal, below, above));
   std::string slow = code_.label(), done = code_.label();
-  RegClass c = reg_class(t);
-  for (std::size_t r = 0; r < x.size(); ++r) out.push_back(code_.reg(c));
+  // Both paths write the same f32 registers and 16-bit results are rounded once, after the join,
+  // as NVVM does (rounded in each path and moved, bf16 cluster kernel: 64 more PTX instructions
+  // in the loop; ptxas made the same machine code of either).
+  Regs q;
+  for (std::size_t r = 0; r < x.size(); ++r) q.push_back(code_.reg(RegClass::f32));
   code_.ins(fmt::format("@!{} bra {}", normal, slow));
-  for (std::size_t r = 0; r < x.size(); ++r) {
-    std::string q = code_.reg(RegClass::f32);
-    code_.ins(fmt::format("mul.f32 {}, {}, {}", q, xs[r], rcp));
-    code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), out[r], from_compute(t, q)));
-  }
+  for (std::size_t r = 0; r < x.size(); ++r) code_.ins(fmt::format("mul.f32 {}, {}, {}", q[r], xs[r], rcp));
   code_.ins(fmt::format("bra.uni {}", done));
   code_.place(slow);
   // One division per element, unrolled as the CUDA C path's is. A single division site in a
@@ -367,12 +372,9 @@ bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, Regs& ou
   // div.full (within 2 ulp, as Triton divides) rather than div.rn: the fast path is not
   // correctly rounded either, and ptxas expands each div.rn into a subroutine (eight of them
   // were a quarter of the seed softmax's assembly time).
-  for (std::size_t r = 0; r < x.size(); ++r) {
-    std::string q = code_.reg(RegClass::f32);
-    code_.ins(fmt::format("div.full.f32 {}, {}, {}", q, xs[r], s));
-    code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), out[r], from_compute(t, q)));
-  }
+  for (std::size_t r = 0; r < x.size(); ++r) code_.ins(fmt::format("div.full.f32 {}, {}, {}", q[r], xs[r], s));
   code_.place(done);
+  for (const auto& e : q) out.push_back(from_compute(t, e));
   return true;
 }
 

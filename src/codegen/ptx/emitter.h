@@ -70,6 +70,13 @@ class Emitter {
   /// Address of the dynamic shared memory (a 32-bit shared-window address).
   const std::string& shared_base();
   void need_shared(int bytes) { shared_bytes_ = std::max(shared_bytes_, bytes); }
+  /// Dynamic shared memory: [reduction buffer 0 | reduction buffer 1 | layout conversions], as
+  /// the CUDA C generator lays it out. Cross-warp reductions use the two buffers in turn, so each
+  /// needs one barrier (between its writes and its reads) instead of two: the next reduction
+  /// writes the other buffer, and the one after it runs past that reduction's barrier first.
+  /// Layout conversions keep both barriers. Bytes one reduction writes (0 within warps):
+  int cross_warp_bytes(const ir::Op& reduce) const;
+  int conversion_base() const { return 2 * reduction_buffer_bytes_; }
   Regs convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
 
   // ---- ops ----
@@ -107,6 +114,8 @@ class Emitter {
   };
   void reduce_op(const ir::Op& op);
   void loop_op(const ir::Op& op);
+  /// Whether loop_op carries block `arg` (yielding `yielded`, layout `l`) as 32-bit words.
+  bool carried_as_words(ir::ValueId arg, ir::ValueId yielded, const Layout& l) const;
   // ---- cluster reductions (cluster.cpp) ----
   void cluster_reduce_op(const ir::Op& op);
   /// The slots' module-scope declaration, the entry's cluster shape, and the prologue: rank,
@@ -119,6 +128,13 @@ class Emitter {
   /// Instructions for one element of an elementwise op; args and result in storage types.
   std::string elementwise(const ir::Op& op, const std::vector<std::string>& args);
   std::string to_compute(DType t, const std::string& r);
+  /// 16-bit elements move in pairs through 32-bit words (vector loads and stores, loop-carried
+  /// loads). unpack() splits a word into two b16 registers and remembers where they came from;
+  /// pack() gives the word holding (lo, hi): the one they came from, else a new one. A bf16
+  /// half becomes an f32 straight from its word (shl / and, as NVVM does) instead of being
+  /// paired with a zero half (a PRMT each).
+  Regs unpack(const std::string& word);
+  std::string pack(const std::string& lo, const std::string& hi);
   std::string from_compute(DType t, const std::string& r);
   std::string convert(DType from, DType to, const std::string& r);
   std::string binary(ir::OpKind k, DType t, const std::string& a, const std::string& b);
@@ -143,13 +159,24 @@ class Emitter {
   std::vector<std::map<std::pair<ir::ValueId, std::string>, Regs>> scopes_;
   std::map<std::string, std::string> hoisted_;
   std::unordered_map<std::string, std::int64_t> int_constants_;  // registers holding integer constants
+  struct Half {
+    std::string word;
+    bool high;
+  };
+  std::unordered_map<std::string, Half> halves_;  // b16 registers made by unpack()
   bool rematerializing_ = false;
   bool hoisted_in_place_ = false;                             // hoisted() computes where asked (see Rematerialize)
   mutable std::unordered_map<ir::ValueId, bool> index_only_;  // memo of index_only
   int shared_bytes_ = 0;
-  int cluster_size_ = 1;  // ir::cluster_size(f_)
+  int reduction_buffer_bytes_ = 0;  // each of the two, 16-byte aligned (largest cross_warp_bytes)
+  int reduction_turn_ = 0;          // cross-warp reductions emitted (loop bodies padded to even)
+  int cluster_size_ = 1;            // ir::cluster_size(f_)
   struct {
     std::string rank, turn, slots, writer;  // registers (writer: the predicate tid.x == 0)
+    // Every loop runs an even number of cluster reductions per step: each one's slot set is
+    // known here (reductions emitted so far, mod 2), so no turn register.
+    bool static_turn = false;
+    int emitted = 0;
   } cluster_;
 };
 
@@ -160,6 +187,15 @@ RegClass reg_class(DType t);
 RegClass compute_class(DType t);
 /// The elementwise op a reduction combines with (add, maximum, minimum).
 ir::OpKind reduce_combine_op(ir::ReduceKind k);
+
+/// Calls f on every op of `r`, nested regions included, in program order.
+template <class F>
+void for_each_op(const ir::Region& r, F&& f) {
+  for (const ir::Op& op : r.ops) {
+    f(op);
+    for (const auto& nested : op.regions) for_each_op(nested, f);
+  }
+}
 
 template <class F>
 std::string Emitter::hoisted(const std::string& key, F make) {

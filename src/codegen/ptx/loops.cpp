@@ -8,25 +8,57 @@
 
 #include <set>
 
+#include "codegen/cuda/vector_access.h"
 #include "codegen/ptx/emitter.h"
 
 namespace tilejit::codegen::ptx {
 
+// A carried block of 16-bit elements that each step loads with vector accesses (the next step's
+// load of a pipelined loop) is carried as the loaded 32-bit words, as NVVM carries it, so each
+// element becomes an f32 straight from its word (bf16 cluster kernel, BLOCK 8192, 8 warps, 2
+// stages: 384 bytes less machine code, the PRMT per element gone; registers stay at 79).
+bool Emitter::carried_as_words(ir::ValueId arg, ir::ValueId yielded, const Layout& l) const {
+  if (type(arg).is_scalar() || reg_class(type(arg)) != RegClass::b16 || l.num_regs() % 2 != 0) return false;
+  auto def = def_.find(yielded);
+  if (def == def_.end() || def->second->kind != ir::OpKind::load) return false;
+  const ir::Op& load = *def->second;
+  return cuda::vector_width(f_, axes_, load.operands[0], load.attrs.has_mask ? load.operands[1] : ir::kNoValue, l) >= 2;
+}
+
 void Emitter::loop_op(const ir::Op& op) {
   const ir::Region& body = op.regions[0];
+  const ir::Op& yield = body.ops.back();
   const std::size_t carried = op.results.size();
   std::vector<Layout> layouts(carried);
-  std::vector<Regs> vars(carried);  // the carried registers (one per element for blocks)
+  std::vector<Regs> vars(carried);  // the carried registers (one per element for blocks, or per word)
+  std::vector<bool> words(carried, false);
+  auto pack_all = [&](const Regs& halves) {
+    Regs out;
+    for (std::size_t e = 0; e < halves.size(); e += 2) out.push_back(pack(halves[e], halves[e + 1]));
+    return out;
+  };
+  auto unpack_all = [&](const Regs& packed) {
+    Regs out;
+    for (const auto& w : packed)
+      for (const auto& h : unpack(w)) out.push_back(h);
+    return out;
+  };
   for (std::size_t i = 0; i < carried; ++i) {
     ir::ValueId arg = body.args[i + 1], init = op.operands[ir::kForFixedOperands + i];
     RegClass c = reg_class(type(arg));
     if (type(arg).is_scalar()) {
       vars[i] = {move(c, scalar(init))};
       scalars_[arg] = vars[i][0];
-    } else {
-      layouts[i] = plan_.fixed.at(arg);
-      for (const auto& r : block(init, layouts[i])) vars[i].push_back(move(c, r));
+      continue;
     }
+    layouts[i] = plan_.fixed.at(arg);
+    Regs from = block(init, layouts[i]);
+    words[i] = carried_as_words(arg, yield.operands[i], layouts[i]);
+    if (words[i]) {
+      from = pack_all(from);
+      c = RegClass::b32;
+    }
+    for (const auto& r : from) vars[i].push_back(move(c, r));
   }
   ir::ValueId iv = body.args[0];
   const ir::Type& iv_t = type(iv);
@@ -43,9 +75,10 @@ void Emitter::loop_op(const ir::Op& op) {
 
   scopes_.emplace_back();
   for (std::size_t i = 0; i < carried; ++i)
-    if (!type(body.args[i + 1]).is_scalar()) remember(body.args[i + 1], layouts[i], vars[i]);
+    if (!type(body.args[i + 1]).is_scalar())
+      remember(body.args[i + 1], layouts[i], words[i] ? unpack_all(vars[i]) : vars[i]);
+  const int turn_before = reduction_turn_;
   region(body);
-  const ir::Op& yield = body.ops.back();
   if (options_.line_info) code_.set_loc(yield.loc.file, yield.loc.line);
   std::vector<Regs> next(carried);
   std::set<std::string> carried_regs;
@@ -54,18 +87,27 @@ void Emitter::loop_op(const ir::Op& op) {
   for (std::size_t i = 0; i < carried; ++i) {
     ir::ValueId y = yield.operands[i];
     next[i] = type(y).is_scalar() ? Regs{scalar(y)} : block(y, layouts[i]);
+    if (words[i]) next[i] = pack_all(next[i]);
     for (const auto& r : next[i]) reads_carried |= carried_regs.count(r) != 0;
   }
+  auto carried_class = [&](std::size_t i) { return words[i] ? RegClass::b32 : reg_class(type(body.args[i + 1])); };
   // A yielded register that is itself carried would be overwritten before it is read.
   if (reads_carried)
     for (std::size_t i = 0; i < carried; ++i)
-      for (auto& r : next[i]) r = move(reg_class(type(body.args[i + 1])), r);
+      for (auto& r : next[i]) r = move(carried_class(i), r);
   for (std::size_t i = 0; i < carried; ++i) {
-    RegClass c = reg_class(type(body.args[i + 1]));
+    RegClass c = carried_class(i);
     for (std::size_t e = 0; e < vars[i].size(); ++e)
       if (vars[i][e] != next[i][e]) code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), vars[i][e], next[i][e]));
   }
   scopes_.pop_back();
+  // Reductions alternate buffers. With an odd number in the body, the next step's first one
+  // would write the buffer the last one just read: a barrier separates them, and the turn skips
+  // one so the code after the loop (or a zero-trip loop) alternates too.
+  if ((reduction_turn_ - turn_before) % 2 != 0) {
+    code_.ins("bar.sync 0");
+    ++reduction_turn_;
+  }
   code_.ins(fmt::format("add.{} {}, {}, {}", ty, index, index, step));
   test();
   code_.ins(fmt::format("@{} bra {}", more, head));
@@ -73,7 +115,7 @@ void Emitter::loop_op(const ir::Op& op) {
 
   for (std::size_t i = 0; i < carried; ++i) {
     if (type(op.results[i]).is_scalar()) scalars_[op.results[i]] = vars[i][0];
-    else remember(op.results[i], layouts[i], vars[i]);
+    else remember(op.results[i], layouts[i], words[i] ? unpack_all(vars[i]) : vars[i]);
   }
 }
 

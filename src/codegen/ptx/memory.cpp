@@ -104,9 +104,9 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
                             word_list(words), ptr, hint.operand));
       for (int w = 0; w < width / 2; ++w) {
         auto e = first + static_cast<std::size_t>(2 * w);
-        out[e] = code_.reg(RegClass::b16);
-        out[e + 1] = code_.reg(RegClass::b16);
-        code_.ins(fmt::format("mov.b32 {{{}, {}}}, {}", out[e], out[e + 1], words[static_cast<std::size_t>(w)]));
+        Regs halves = unpack(words[static_cast<std::size_t>(w)]);
+        out[e] = halves[0];
+        out[e + 1] = halves[1];
       }
       continue;
     }
@@ -188,9 +188,7 @@ void Emitter::store_op(const ir::Op& op) {
     if (elem == 2 && width >= 2) {
       for (int w = 0; w < width / 2; ++w) {
         auto e = first + static_cast<std::size_t>(2 * w);
-        std::string word = code_.reg(RegClass::b32);
-        code_.ins(fmt::format("mov.b32 {}, {{{}, {}}}", word, value[e], value[e + 1]));
-        words.push_back(word);
+        words.push_back(pack(value[e], value[e + 1]));
       }
     } else {
       for (int k = 0; k < width; ++k) words.push_back(value[first + static_cast<std::size_t>(k)]);

@@ -1,7 +1,7 @@
 // Reductions along one axis: within each thread's registers, then across lanes with butterfly
 // shuffles (every lane ends with the result), then across warps through one shared-memory
-// round trip when the axis spans warps. The result keeps the parent's layout minus the axis,
-// so broadcasting it back is free.
+// round trip when the axis spans warps (one barrier: see Emitter::cross_warp_bytes). The result keeps the parent's
+// layout minus the axis, so broadcasting it back is free.
 #include <fmt/format.h>
 
 #include "codegen/ptx/emitter.h"
@@ -15,6 +15,16 @@ ir::OpKind reduce_combine_op(ir::ReduceKind k) {
     case ir::ReduceKind::min: return ir::OpKind::minimum;
   }
   return ir::OpKind::add;
+}
+
+int Emitter::cross_warp_bytes(const ir::Op& reduce) const {
+  ir::ValueId src = reduce.operands[0];
+  const DType t = type(src).elem;
+  const DType acc_t = t == DType::f16 || t == DType::bf16 ? DType::f32 : t;
+  const std::uint32_t warp_axis = cuda::axis_mask(natural_layout(src).warp, reduce.attrs.axis);
+  if (!warp_axis) return 0;
+  const std::int64_t slots = std::int64_t{1} << __builtin_popcount(warp_axis);
+  return static_cast<int>(slots * type(reduce.results[0]).numel() * static_cast<std::int64_t>(dtype_size(acc_t)));
 }
 
 void Emitter::reduce_op(const ir::Op& op) {
@@ -70,7 +80,7 @@ void Emitter::reduce_op(const ir::Op& op) {
     Layout result = cuda::slice_layout(parent, axis);
     const int slots = 1 << __builtin_popcount(warp_axis);
     const std::int64_t n_out = type(res).numel();
-    need_shared(static_cast<int>(slots * n_out * bytes));
+    const int buffer = reduction_turn_++ % 2 == 0 ? 0 : reduction_buffer_bytes_;
     // Each warp writes its partials to its slot (its warp-id bits along the axis, packed);
     // then every thread combines the slots of the elements it holds.
     std::string lin = thread_linear(result);
@@ -112,20 +122,19 @@ void Emitter::reduce_op(const ir::Op& op) {
         });
     const char* st = bytes == 8 ? "b64" : "b32";
     for (int r : owners)
-      code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, write_base, reg_linear(result, r) * bytes,
+      code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, write_base, buffer + reg_linear(result, r) * bytes,
                             acc[static_cast<std::size_t>(r)]));
     code_.ins("bar.sync 0");
     for (int r : owners) {
       std::string a;
       for (int s = 0; s < slots; ++s) {
         std::string v = code_.reg(acc_c);
-        code_.ins(
-            fmt::format("ld.shared.{} {}, [{}+{}]", st, v, read_base, (s * n_out + reg_linear(result, r)) * bytes));
+        code_.ins(fmt::format("ld.shared.{} {}, [{}+{}]", st, v, read_base,
+                              buffer + (s * n_out + reg_linear(result, r)) * bytes));
         a = s == 0 ? v : binary(combine, acc_t, a, v);
       }
       acc[static_cast<std::size_t>(r)] = a;
     }
-    code_.ins("bar.sync 0");
   }
   if (type(res).is_scalar()) {
     scalars_[res] = from_compute(t, acc[0]);

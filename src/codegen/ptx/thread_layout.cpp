@@ -140,13 +140,13 @@ const std::string& Emitter::shared_base() {
 }
 
 // Every thread writes what it holds (replicas write equal values), then reads what the new
-// layout gives it.
+// layout gives it; in the region after the reduction buffers, with a barrier on either side.
 Regs Emitter::convert_layout(ir::ValueId v, const Layout& from, const Layout& to) {
   const Regs src = *recall(v, from);
   const ir::Type& t = type(v);
   if (t.is_bool()) throw Unsupported("PTX generation: a layout conversion of an i1 block");
   const int bytes = t.is_ptr ? 8 : static_cast<int>(dtype_size(t.elem));
-  need_shared(static_cast<int>(t.numel()) * bytes);
+  need_shared(conversion_base() + static_cast<int>(t.numel()) * bytes);
   RegClass c = reg_class(t);
   const char* st = bytes == 8 ? "b64" : bytes == 4 ? "b32" : "b16";
   auto address = [&](const Layout& l) {
@@ -160,13 +160,14 @@ Regs Emitter::convert_layout(ir::ValueId v, const Layout& from, const Layout& to
   };
   std::string in = address(from), out = address(to);
   for (int r = 0; r < from.num_regs(); ++r)
-    code_.ins(
-        fmt::format("st.shared.{} [{}+{}], {}", st, in, reg_linear(from, r) * bytes, src[static_cast<std::size_t>(r)]));
+    code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, in, conversion_base() + reg_linear(from, r) * bytes,
+                          src[static_cast<std::size_t>(r)]));
   code_.ins("bar.sync 0");
   Regs regs;
   for (int r = 0; r < to.num_regs(); ++r) {
     regs.push_back(code_.reg(c));
-    code_.ins(fmt::format("ld.shared.{} {}, [{}+{}]", st, regs.back(), out, reg_linear(to, r) * bytes));
+    code_.ins(
+        fmt::format("ld.shared.{} {}, [{}+{}]", st, regs.back(), out, conversion_base() + reg_linear(to, r) * bytes));
   }
   code_.ins("bar.sync 0");
   return regs;
