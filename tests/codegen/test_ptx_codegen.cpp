@@ -287,6 +287,12 @@ TEST_CASE("TILEJIT_CODEGEN selects the generator; other values are a clear error
 }
 
 TEST_CASE("PTX and CUDA C specializations are cached apart") {
+  // An empty disk cache of its own: a miss is also compared with this kernel's entries on disk,
+  // and an older generator's entry there could be nearer than the PTX build in memory.
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / fmt::format("tilejit-apart-{}", ::getpid());
+  fs::remove_all(dir);
+  ScopedEnv cache("TILEJIT_CACHE_DIR", dir.c_str());
   static const Kernel k("vector_add_apart", examples::vector_add_kernel, {"x", "y", "out", "n", "BLOCK_SIZE"});
   std::vector<Arg> args{fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 4096, 1024};
   CompileOptions cuda = ptx_options(4, "sm_90");
@@ -299,6 +305,7 @@ TEST_CASE("PTX and CUDA C specializations are cached apart") {
   CHECK(b.metadata().key.find("codegen=cuda") != std::string::npos);
   CHECK(b.metadata().compile_reason.find("codegen differs (cuda, cached: ptx)") != std::string::npos);
   CHECK(&k.compile(args, ptx_options(4, "sm_90")) == &a);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("disk cache round trip on the PTX path") {
