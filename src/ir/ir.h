@@ -103,5 +103,8 @@ constexpr int kMaxClusterSize = 16;
 /// Programs per cluster the function's cluster_reduce ops ask for (1 when it has none). All of
 /// them must agree: throws UserError naming both source lines otherwise.
 int cluster_size(const Function& f);
+/// Throws UserError (at the loop's source line) when a cluster reduction sits in a loop whose
+/// bounds may differ between the programs of a cluster: those programs would not all reach it.
+void check_cluster_loops(const Function& f, int cluster_size);
 
 }  // namespace tilejit::ir

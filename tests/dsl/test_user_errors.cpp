@@ -125,6 +125,24 @@ void two_cluster_sizes(tl::Ptr x, tl::Ptr out, tl::Int, tl::Constexpr) {
   tl::store(out, a + b);
 }
 
+void cluster_sum_in_rank_dependent_loop(tl::Ptr x, tl::Ptr out, tl::Int n, tl::Constexpr) {
+  auto rank = tl::program_id(0) % 4;
+  HERE(tl::for_range(rank, n, 4, [&](tl::Int i) {
+    auto s = tl::sum(tl::load(x + i * 16 + tl::arange(0, 16)), 0);
+    tl::store(out + i, tl::cluster_sum(s, 4));
+  }));
+}
+
+void cluster_sum_in_cluster_uniform_loop(tl::Ptr x, tl::Ptr out, tl::Int n, tl::Constexpr) {
+  // Bounds from the cluster's index, a parameter and a cluster reduction: the same in every program.
+  auto first = tl::sum(tl::load(x + tl::arange(0, 16)), 0);
+  auto steps = tl::cluster_max(first, 4).to(DType::i32);
+  tl::for_range(tl::program_id(0) / 4, n + steps, tl::num_programs(0) / 4, [&](tl::Int i) {
+    auto s = tl::sum(tl::load(x + i * 16 + tl::arange(0, 16)), 0);
+    tl::store(out + i, tl::cluster_sum(s, 4));
+  });
+}
+
 void and_of_floats(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   auto v = tl::load(x + tl::arange(0, 16));
   HERE(auto b = v & v);
@@ -250,6 +268,12 @@ TEST_CASE("cluster reductions: a block operand, a cluster too large, two sizes i
   expect_user_error([] { compile(cluster_sum_of_too_many); }, "cluster_sum: cluster size 32 is out of range", g_line);
   expect_user_error([] { compile(two_cluster_sizes); },
                     "all cluster reductions of one kernel must use one cluster size", g_line);
+}
+
+TEST_CASE("a cluster reduction in a loop whose bounds differ between a cluster's programs") {
+  expect_user_error([] { compile(cluster_sum_in_rank_dependent_loop); },
+                    "inside a loop whose bounds can differ between the programs of a cluster", g_line);
+  CHECK_NOTHROW(compile(cluster_sum_in_cluster_uniform_loop));
 }
 
 TEST_CASE("bitwise & on floats") {
