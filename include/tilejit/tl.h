@@ -216,8 +216,11 @@ Tensor sum(const Operand& x, int axis);
 // axis 0 must be a multiple of it). cluster_max(x, C) returns, in every program of the cluster,
 // the max of scalar x over those C programs, exchanged through distributed shared memory; every
 // program gets the same bits. Every program of a cluster must reach the same cluster reductions
-// in the same order (loop trip counts equal across the cluster), as with a barrier: a program
-// that skips one leaves the others waiting. One kernel uses one cluster size.
+// in the same order, as with a barrier: a program that skipped one would leave the others
+// waiting. So a loop holding one must have the same bounds in all of them — built from
+// parameters, constants, program_id(0) / C, num_programs, the program ids along axes 1 and 2 and
+// cluster reductions' results; compiling refuses (UserError at the loop) bounds that may depend on
+// the program's place in its cluster. One kernel uses one cluster size.
 Tensor cluster_max(const Operand& x, std::int64_t cluster_size);
 Tensor cluster_min(const Operand& x, std::int64_t cluster_size);
 Tensor cluster_sum(const Operand& x, std::int64_t cluster_size);
