@@ -185,9 +185,10 @@ std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_i
       const auto& m = kernel.impl().module();
       const int clusters = m.max_active_clusters(md.cluster_size, 32 * md.num_warps, md.dynamic_shared_bytes);
       if (clusters < 1)
-        throw Error(fmt::format("kernel {}: no cluster of {} programs ({} threads, {} registers each) fits the "
-                                "device at once; use a smaller cluster or fewer warps",
-                                md.kernel_name, md.cluster_size, 32 * md.num_warps, md.registers));
+        throw Error(
+            fmt::format("kernel {}: no cluster of {} programs ({} threads, {} registers each) fits the "
+                        "device at once; use a smaller cluster or fewer warps",
+                        md.kernel_name, md.cluster_size, 32 * md.num_warps, md.registers));
       resident = static_cast<std::uint64_t>(clusters);
     }
     return c * std::max<std::uint64_t>(1, std::min(resident, work_items));
