@@ -73,9 +73,9 @@ enum class GpuCodegen {
   tiered,
 };
 /// What GpuCodegen::automatic means without TILEJIT_CODEGEN: CUDA C and NVRTC. The PTX generator
-/// compiles 2-3x faster and passes every GPU test, but several of its kernels ran slower on the
-/// H200 (bench/results/gpu_softmax_ptx_default.md: bf16 seed at 8192 columns 0.69 of copy against
-/// 0.96), so it stays opt-in until they match.
+/// compiles 2-3x faster and passes every GPU test, but the softmax op's cluster kernel ran slower
+/// through it on the H200 (bench/results/generators_ptx.md: f32 4096 x 65536 0.73 of copy against
+/// 0.84), so it stays opt-in until they match; `tiered` is the candidate for the default.
 inline constexpr GpuCodegen kDefaultGpuCodegen = GpuCodegen::cuda;
 /// "automatic", "ptx", "cuda" or "tiered".
 const char* codegen_name(GpuCodegen c);
