@@ -7,8 +7,8 @@
 #   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx, the PTX generator
 #                            (ptx/latency.md, seed_sweep_ptx.md); the default is CUDA C + NVRTC
 #   latency-tiered  bench-latency with TILEJIT_CODEGEN=tiered (tiered/latency.md)
-#   generators  tilejit's op and seed kernels (and copy) through each generator, cuda then ptx:
-#               generators/cuda/softmax.md, generators/ptx/softmax.md
+#   generators  tilejit's op and seed kernels (and copy) through each generator, cuda, ptx, then
+#               tiered: generators/<generator>/softmax.md
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ for bench in ${BENCHES:-softmax latency}; do
     softmax)
       PYTHONUNBUFFERED=1 python3 -X faulthandler bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" --out "$OUT" ${BENCH_ARGS:-} ;;
     generators)
-      for gen in cuda ptx; do
+      for gen in cuda ptx tiered; do
         TILEJIT_CODEGEN=$gen PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" \
           --out "$OUT/generators/$gen" --impls copy,tilejit_op,tilejit_seed ${BENCH_ARGS:-}
       done ;;

@@ -40,6 +40,11 @@ class Tilejit:
             ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
         self.lib.tilejit_softmax.restype = ctypes.c_int
         self.lib.tilejit_last_error.restype = ctypes.c_char_p
+        self.lib.tilejit_wait_for_background_compiles.restype = None
+
+    def settle(self):
+        """Waits for background NVRTC builds (TILEJIT_CODEGEN=tiered); a no-op otherwise."""
+        self.lib.tilejit_wait_for_background_compiles()
 
     def _check(self, rc):
         if rc != 0:
@@ -141,6 +146,8 @@ def main():
                 y.fill_(float("nan"))
                 out = fn()
                 torch.cuda.synchronize()
+                if name.startswith("tilejit"):
+                    tj.settle()  # TILEJIT_CODEGEN=tiered: time NVRTC's kernel, not the stand-in before it
                 if name != "copy":
                     check(name, out if name.startswith("torch") else y, x, ref)
                 result[name] = time_ms(fn)

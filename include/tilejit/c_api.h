@@ -38,6 +38,8 @@ typedef struct tilejit_compiled tilejit_compiled;
 const char* tilejit_last_error(void);
 /* 1 when a CUDA device is usable, else 0 (tilejit_last_error() says why). */
 int tilejit_has_gpu(void);
+/* Waits for the background NVRTC builds of TILEJIT_CODEGEN=tiered queued so far (none otherwise). */
+void tilejit_wait_for_background_compiles(void);
 
 /* Compiles a kernel of tilejit's library (names: tilejit_kernel_names) for these arguments. */
 int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,

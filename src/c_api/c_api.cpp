@@ -86,6 +86,8 @@ int tilejit_has_gpu(void) {
   return 0;
 }
 
+void tilejit_wait_for_background_compiles(void) { tilejit::wait_for_background_compiles(); }
+
 const char* tilejit_kernel_names(void) { return "softmax_simple\nsoftmax_persistent"; }
 
 int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,
