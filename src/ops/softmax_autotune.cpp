@@ -259,7 +259,7 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
       for (int w : {4, 8, 16})
         for (int s : {1, 2})
           if (b <= 2 * width && warps_ok(b, w)) add({SoftmaxStrategy::online, b, w, s, 1, 1});
-  const bool clusters = backend == Backend::cuda && (!has_gpu() || device_properties().cc_major >= 9);
+  const bool clusters = detail::has_clusters(backend);
   // Clusters holding the row: each program 16 or 32 values per thread of its slice. Also for rows
   // one program holds (from 8192 columns): smaller programs, more of them per SM.
   if (width > 4096 && clusters)

@@ -22,6 +22,9 @@ int size_band(std::int64_t n);
 Backend resolve_backend(Backend b);
 /// How many programs run at once, roughly: SMs on the GPU, threads on the CPU.
 int parallelism(Backend b, int cpu_threads);
+/// Whether the cluster strategy can run: CUDA on sm_90 or newer (without a device, when compiling
+/// for inspection, plan for one that can).
+bool has_clusters(Backend b);
 
 /// The built-in configuration for a problem (softmax_table.cpp).
 SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes, Backend backend, int parallel);

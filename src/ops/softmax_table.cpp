@@ -38,13 +38,12 @@ constexpr std::int64_t kMinSplitSteps = 2;
 constexpr std::int64_t kMaxClusterSize = 16;
 constexpr std::int64_t kClusterBlock = 8192;
 
-// Clusters exist on sm_90 and newer; without a device (compiling for inspection) plan for one.
+}  // namespace
+
 bool has_clusters(Backend b) {
   if (b != Backend::cuda) return false;
   return !has_gpu() || device_properties().cc_major >= 9;
 }
-
-}  // namespace
 
 int warps_for(std::int64_t elements, int most) {
   // At least 4 elements per thread, so no warp only holds copies of another's.
