@@ -174,34 +174,44 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
                   static_cast<unsigned>(metadata.dynamic_shared_bytes), options.stream, packed);
 }
 
-std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items) {
-  const auto& md = kernel.metadata();
-  if (md.cluster_size > 1) {
-    const auto c = static_cast<std::uint64_t>(md.cluster_size);
-    std::uint64_t resident = 0;
-    if (md.backend == Backend::cpu) {
-      resident = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(default_cpu_threads()) / c);
-    } else {
-      const auto& m = kernel.impl().module();
+std::uint64_t CompiledKernel::Impl::resident_programs() const {
+  std::call_once(resident_once, [this] {
+    const auto& md = metadata;
+    const auto& m = module();
+    if (md.cluster_size > 1) {
       const int clusters = m.max_active_clusters(md.cluster_size, 32 * md.num_warps, md.dynamic_shared_bytes);
       if (clusters < 1)
         throw Error(
             fmt::format("kernel {}: no cluster of {} programs ({} threads, {} registers each) fits the "
                         "device at once; use a smaller cluster or fewer warps",
                         md.kernel_name, md.cluster_size, 32 * md.num_warps, md.registers));
-      resident = static_cast<std::uint64_t>(clusters);
+      resident = static_cast<std::uint64_t>(clusters) * static_cast<std::uint64_t>(md.cluster_size);
+      return;
     }
-    return c * std::max<std::uint64_t>(1, std::min(resident, work_items));
+    const auto& dev = rt::current_device();
+    auto r = m.resources();
+    std::uint64_t per_sm =
+        static_cast<std::uint64_t>(std::max(1, m.max_active_blocks_per_sm(32 * md.num_warps, md.dynamic_shared_bytes)));
+    std::uint64_t regs_per_program = static_cast<std::uint64_t>(std::max(1, r.n_regs)) * 32u * md.num_warps;
+    per_sm = std::min<std::uint64_t>(per_sm, std::max<std::uint64_t>(1, dev.regs_per_sm / regs_per_program));
+    std::uint64_t smem = static_cast<std::uint64_t>(r.static_shared_bytes + md.dynamic_shared_bytes);
+    if (smem > 0) per_sm = std::min<std::uint64_t>(per_sm, std::max<std::uint64_t>(1, dev.smem_per_sm / smem));
+    resident = static_cast<std::uint64_t>(dev.sm_count) * per_sm;
+  });
+  return resident;
+}
+
+std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items) {
+  const auto& md = kernel.metadata();
+  const auto c = static_cast<std::uint64_t>(md.cluster_size);  // work items count clusters
+  std::uint64_t resident = 0;
+  if (md.backend == Backend::cpu) {
+    if (c == 1) return jit::cpu_persistent_grid(work_items);
+    resident = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(default_cpu_threads()) / c) * c;
+  } else {
+    resident = kernel.impl().resident_programs();
   }
-  if (md.backend == Backend::cpu) return jit::cpu_persistent_grid(work_items);
-  const auto& dev = rt::current_device();
-  DeviceResources r = kernel.resources();
-  std::uint64_t per_sm = static_cast<std::uint64_t>(std::max(1, r.max_active_blocks_per_sm));
-  std::uint64_t regs_per_program = static_cast<std::uint64_t>(std::max(1, r.n_regs)) * 32u * md.num_warps;
-  per_sm = std::min<std::uint64_t>(per_sm, std::max<std::uint64_t>(1, dev.regs_per_sm / regs_per_program));
-  std::uint64_t smem = static_cast<std::uint64_t>(r.static_shared_bytes + md.dynamic_shared_bytes);
-  if (smem > 0) per_sm = std::min<std::uint64_t>(per_sm, std::max<std::uint64_t>(1, dev.smem_per_sm / smem));
-  return std::max<std::uint64_t>(1, std::min<std::uint64_t>(dev.sm_count * per_sm, work_items));
+  return c * std::max<std::uint64_t>(1, std::min(resident / c, work_items));
 }
 
 }  // namespace tilejit

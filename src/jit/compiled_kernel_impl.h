@@ -34,7 +34,13 @@ struct CompiledKernel::Impl {
   mutable std::mutex asm_mutex;
   mutable std::unique_ptr<std::string> asm_text;
 
+  // CUDA: programs resident on the device at once (a multiple of the cluster size), found on
+  // first use: occupancy queries are driver calls, and ops::softmax sizes a grid every launch.
+  mutable std::once_flag resident_once;
+  mutable std::uint64_t resident = 0;
+
   const rt::LoadedKernel& module() const;
+  std::uint64_t resident_programs() const;
   /// Packs `args` and launches; they must already match this specialization (bind_facts +
   /// check_facts, or a memory-cache lookup by the same facts). Allocates nothing.
   void launch_checked(Grid grid, std::span<const Arg> args, const LaunchOptions& options,
