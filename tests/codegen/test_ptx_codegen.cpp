@@ -226,7 +226,7 @@ TEST_CASE("PTX path: the instructions that carry the CUDA C path's semantics") {
       {fake(DType::bf16, 0), fake(DType::bf16, 1), 1024, 1024, 4096, 1000, 1024, 2}, ptx_options(4, "sm_90"));
   const std::string& ptx = k.stage("ptx");
   for (const char* needle :
-       {"max.NaN.f32", "shfl.sync.bfly.b32", "bar.sync 0", "rcp.rn.f32", "div.full.f32", "ex2.approx.f32",
+       {"max.NaN.f32", "shfl.sync.bfly.b32", "bar.sync 0", "rcp.approx.ftz.f32", "div.full.f32", "ex2.approx.f32",
         "cvt.rn.bf16.f32", "%nctaid.x", "%ctaid.x", ".extern .shared .align 16 .b8 tj_smem[]", ".loc ", ".file 1"}) {
     CAPTURE(needle);
     CHECK(ptx.find(needle) != std::string::npos);

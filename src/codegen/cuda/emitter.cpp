@@ -331,7 +331,8 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
 
 namespace tilejit::codegen::cuda {
 
-// x * rn(1/s) is within 1.5 ulp of x / s (IEEE division costs a dozen instructions per element).
+// x * (1/s) is within 2 ulp of x / s, as div.full (IEEE division costs a dozen instructions per
+// element); the reciprocal is rcp.approx, 1 ulp for the normal s this path takes.
 // Where 1/s is not a normal float (s tiny, zero, infinite or NaN) the exact division runs
 // instead; that test is uniform across the program, so the branch costs nothing.
 bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, const std::string& name) {
@@ -345,7 +346,7 @@ bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, const st
   int n = l.num_regs();
   std::string rcp = fresh("tj_rcp");
   line(fmt::format("{} {}[{}];", storage_type(res), name, n));
-  line(fmt::format("const float {} = __frcp_rn({});", rcp, s));
+  line(fmt::format("const float {} = tj_rcp_approx({});", rcp, s));
   open(fmt::format("if (fabsf({}) <= 8.50705917e37f && fabsf({}) >= 1.17549435e-38f)", s, s));  // 2^126, 2^-126
   per_register(
       n, fmt::format("{}[r] = {};", name, from_compute(t, fmt::format("{} * {}", to_compute(t, x + "[r]"), rcp))));

@@ -87,7 +87,7 @@ class Emitter {
   Regs block_op(const ir::Op& op, const Layout& l);
   Regs load_op(const ir::Op& op, const Layout& l);
   std::string scalar_load(const ir::Op& op);
-  /// x / s with s a splat scalar: rcp.rn once, a multiply per element (see the CUDA emitter's
+  /// x / s with s a splat scalar: rcp.approx once, a multiply per element (see the CUDA emitter's
   /// uniform_float_division). Returns false when the op is not of that form.
   bool uniform_float_division(const ir::Op& op, const Layout& l, Regs& out);
   void store_op(const ir::Op& op);
