@@ -10,7 +10,9 @@
 # printed last. Every step runs under a time limit taken from one overall budget
 # (GPU_CHECK_BUDGET_S, default 540 s; the bench step at most BENCH_CAP_S, default 330 s), so the
 # whole script ends within the 10-minute call limit. BENCHES picks the benchmarks (bench/run_all.sh);
-# GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already tested in the session).
+# GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already tested in the session);
+# GPU_CHECK_TESTS_REGEX runs only the suites it matches (ctest -R); GPU_CHECK_CMAKE_ARGS adds
+# configure options (e.g. -DTILEJIT_WITH_NVPTXCOMPILER=ON).
 # Steps keep going after a failure; the exit status is non-zero if any step failed.
 #
 # If fmt or doctest are not installed on the GPU machine, run scripts/stage-gpu-deps.sh here first:
@@ -92,6 +94,8 @@ buildlog=$OUT/build.log
 : >"$buildlog"
 cmake_args=(-S . -B "$BUILD" -DTILEJIT_WITH_LLVM=OFF -DCMAKE_BUILD_TYPE=Release)
 [[ -f $CUDA_ROOT/include/nvrtc.h ]] && cmake_args+=(-DCUDAToolkit_ROOT="$CUDA_ROOT")
+read -r -a extra_cmake_args <<<"${GPU_CHECK_CMAKE_ARGS:-}"
+cmake_args+=("${extra_cmake_args[@]}")
 configured=0
 if run_step configure 120 "$buildlog" cmake "${cmake_args[@]}" >/dev/null; then
   configured=1
@@ -129,7 +133,9 @@ if ((built)) && [[ ${GPU_CHECK_TESTS:-1} == 0 ]]; then
   record ctest skipped 0 "GPU_CHECK_TESTS=0"
   ctest_summary="not run (GPU_CHECK_TESTS=0)"
 elif ((built)); then
-  run_step ctest 240 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure --timeout 120 -E '^format_check$'
+  ctest_filter=(-E '^format_check$')
+  [[ -n ${GPU_CHECK_TESTS_REGEX:-} ]] && ctest_filter+=(-R "$GPU_CHECK_TESTS_REGEX")
+  run_step ctest 240 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure --timeout 120 "${ctest_filter[@]}"
   ctest_summary=$(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -n 1)
   # On this machine a skipped suite means the GPU was not usable (e.g. libcuda not found): a failure.
   # The CPU-backend suite is the exception: this build has no LLVM, and it says so when it skips.
