@@ -1,5 +1,7 @@
 #include "jit/background_compiles.h"
 
+#include <unistd.h>
+
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -10,15 +12,20 @@ namespace {
 
 class Worker {
  public:
-  ~Worker() {
+  ~Worker() { stop(); }
+
+  // Drops the queue and lets the job in progress (one compile) finish; later submits are dropped.
+  void stop() {
     std::deque<BackgroundJob> dropped;
+    std::thread running;
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
       dropped.swap(queue_);
+      running.swap(thread_);
     }
     woken_.notify_all();
-    if (thread_.joinable()) thread_.join();  // the job in progress (one compile) finishes
+    if (running.joinable()) running.join();
     for (auto& job : dropped) job(false);
   }
 
@@ -69,7 +76,22 @@ Worker& worker() {
 
 }  // namespace
 
-void submit_background(BackgroundJob job) { worker().submit(std::move(job)); }
+// exit() runs the exiting thread's thread_local destructors before any static destructor or
+// atexit handler. NVRTC registers its static destructors lazily, during its first compile: on the
+// worker thread, after the Worker was built, so they run before ~Worker and a build still going
+// at exit would use NVRTC's destroyed state (an abort). The main thread's guard stops the worker
+// before any of that runs. (gettid() == getpid() only on the main thread.)
+struct ExitGuard {
+  ~ExitGuard() {
+    if (::gettid() == ::getpid()) worker().stop();
+  }
+};
+
+void submit_background(BackgroundJob job) {
+  thread_local ExitGuard guard;
+  (void)guard;
+  worker().submit(std::move(job));
+}
 
 void wait_background_idle() { worker().wait_idle(); }
 

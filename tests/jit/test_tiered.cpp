@@ -2,6 +2,10 @@
 // swapped in for later lookups, NVRTC's straight away when a cache already has it, one compile
 // per generator when threads race. NVRTC and ptxas only, no GPU.
 #include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
 
 #include "jit_test_util.h"
 #include "run_together.h"
@@ -68,4 +72,19 @@ TEST_CASE("tiered: threads racing for one specialization compile each generator 
   k.wait_for_background_compiles();
   CHECK(k.compile(scale_args(128), tiered()).metadata().codegen == "cuda");
   CHECK(k.compile_count() == 2);
+}
+
+TEST_CASE("tiered: a process may exit while NVRTC's background build runs") {
+  // NVRTC registers its static destructors during its first compile, here on the worker thread:
+  // without the main thread's exit guard they ran before the build ended, which aborted.
+  // Exit begins at different points of the build; without the guard 20-40 ms aborted or hung.
+  for (int delay_ms = 0; delay_ms <= 100; delay_ms += 5) {
+    ScopedCache cache;
+    CAPTURE(delay_ms);
+    std::string command = std::string("timeout 60 '") + TILEJIT_TIERED_EXIT_CHILD + "' '" + cache.dir.path().string() +
+                          "' " + std::to_string(delay_ms);
+    int status = std::system(command.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
 }
