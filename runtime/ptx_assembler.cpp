@@ -99,6 +99,10 @@ const std::string& ptxas_path() {
   return path;
 }
 
+std::vector<std::string> program_options(const std::string& arch) {
+  return {ptxas_path(), "-arch=" + arch, "-lineinfo", "-v"};
+}
+
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -247,7 +251,7 @@ std::vector<std::string> ptx_assembler_options(const std::string& arch) {
   // -v / -Xptxas=-v: the register and spill report, as NVRTC's --ptxas-options=-v gives.
   switch (assembler()) {
     case Assembler::in_process: return {"--gpu-name=" + arch, "-lineinfo", "-v"};
-    case Assembler::program: return {ptxas_path(), "-arch=" + arch, "-lineinfo", "-v"};
+    case Assembler::program: return program_options(arch);
     case Assembler::nvjitlink: break;
   }
   return {"-arch=" + arch, "-lineinfo", "-Xptxas=-v"};
@@ -279,7 +283,18 @@ std::string ptx_assembler_version() {
 AssemblerOutput assemble_ptx(const std::string& ptx, const std::string& file_name, const std::string& arch) {
   std::vector<std::string> options = ptx_assembler_options(arch);
 #if TILEJIT_HAVE_NVPTXCOMPILER
-  return compile_in_process(ptx, file_name, arch, std::move(options));
+  AssemblerOutput in_process = compile_in_process(ptx, file_name, arch, std::move(options));
+  // The library has spilled a few bytes on kernels near the register limit where the program
+  // did not (softmax_row_op LOG=1, 1-2 warps; bench/results/gpu_ctest_nvptxcompiler.log): there,
+  // and only there, the program assembles it too and the cubin that spills less is kept.
+  auto spilled = [](const AssemblerOutput& o) { return o.ptxas.spill_store_bytes + o.ptxas.spill_load_bytes; };
+  if (spilled(in_process) > 0 && !ptxas_path().empty()) {
+    AssemblerOutput program = run_ptxas(ptx, file_name, arch, program_options(arch));
+    program.assemble_ms += in_process.assemble_ms;
+    if (spilled(program) < spilled(in_process)) return program;
+    in_process.assemble_ms = program.assemble_ms;
+  }
+  return in_process;
 #endif
   if (assembler() == Assembler::program) return run_ptxas(ptx, file_name, arch, std::move(options));
   AssemblerOutput out;
