@@ -5,8 +5,8 @@
 #   sweep      seed_sweep.md: the persistent seed kernel over num_warps x num_stages
 #   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
 #   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx, the PTX generator
-#                            (ptx/latency.md, seed_sweep_ptx.md); the default is CUDA C + NVRTC
-#   latency-tiered  bench-latency with TILEJIT_CODEGEN=tiered (tiered/latency.md)
+#                            (ptx/latency.md, seed_sweep_ptx.md); the default is tiered
+#   latency-cuda    bench-latency with TILEJIT_CODEGEN=cuda, CUDA C + NVRTC (cuda/latency.md)
 #   generators  tilejit's op and seed kernels (and copy) through each generator, cuda, ptx, then
 #               tiered: generators/<generator>/softmax.md
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
@@ -37,9 +37,9 @@ for bench in ${BENCHES:-softmax latency}; do
     latency-ptx)
       mkdir -p "$OUT/ptx"
       TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-latency" --out "$OUT/ptx" ;;
-    latency-tiered)
-      mkdir -p "$OUT/tiered"
-      TILEJIT_CODEGEN=tiered "$BUILD/bench/bench-latency" --out "$OUT/tiered" ;;
+    latency-cuda)
+      mkdir -p "$OUT/cuda"
+      TILEJIT_CODEGEN=cuda "$BUILD/bench/bench-latency" --out "$OUT/cuda" ;;
     tune)
       # Kernels and the tuned file go to a scratch cache; only the tuned file is kept.
       rm -rf "$OUT/tune" && mkdir -p "$OUT/tune"

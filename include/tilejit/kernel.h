@@ -72,11 +72,11 @@ enum class GpuCodegen {
   /// out stays the one it was. wait_for_background_compiles() waits for those builds.
   tiered,
 };
-/// What GpuCodegen::automatic means without TILEJIT_CODEGEN: CUDA C and NVRTC. The PTX generator
-/// compiles 2-3x faster and passes every GPU test, but the softmax op's cluster kernel ran slower
-/// through it on the H200 (bench/results/generators_ptx.md: f32 4096 x 65536 0.73 of copy against
-/// 0.84), so it stays opt-in until they match; `tiered` is the candidate for the default.
-inline constexpr GpuCodegen kDefaultGpuCodegen = GpuCodegen::cuda;
+/// What GpuCodegen::automatic means without TILEJIT_CODEGEN: tiered. A first call gets a kernel
+/// in the PTX generator's time (a third of NVRTC's) and later calls NVRTC's, which the disk cache
+/// then gives every new process at once; the two ran at the same speed on most shapes on the H200
+/// (bench/results/generators_cuda.md, generators_ptx.md).
+inline constexpr GpuCodegen kDefaultGpuCodegen = GpuCodegen::tiered;
 /// "automatic", "ptx", "cuda" or "tiered".
 const char* codegen_name(GpuCodegen c);
 /// What GpuCodegen::automatic means now. Throws tilejit::Error when TILEJIT_CODEGEN has another

@@ -175,7 +175,9 @@ TEST_CASE("the disk key covers arch, NVRTC options, source, toolchain and the en
     // An env knob, even when it selects the same arch (a new Kernel: in memory the key is the same).
     ScopedEnv arch("TILEJIT_ARCH", "sm_90");
     auto k2 = make_scale();
-    add(k2.compile(scale_args(256), {.num_warps = 4, .num_stages = 1, .arch = "", .backend = Backend::cuda}));
+    add(k2.compile(
+        scale_args(256),
+        {.num_warps = 4, .num_stages = 1, .arch = "", .backend = Backend::cuda, .codegen = GpuCodegen::cuda}));
   }
   CHECK(paths.size() == 4);
   std::string components = read_cache_entry_field(base, "components");

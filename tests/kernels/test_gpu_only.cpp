@@ -32,9 +32,9 @@ TEST_CASE("the widest seed kernels use no local memory on the device") {
   }
 }
 
-// ctest runs this binary again with TILEJIT_CODEGEN=ptx (test_kernels_gpu_ptx) and =tiered
-// (test_kernels_gpu_tiered): every numeric test above and below then runs code from the PTX
-// generator, or from whichever of the two generators a tiered kernel has reached.
+// ctest runs this binary with the default (tiered: whichever of the two generators a kernel has
+// reached), again with TILEJIT_CODEGEN=ptx (test_kernels_gpu_ptx) and =cuda
+// (test_kernels_gpu_cuda): every numeric test above and below runs code from each generator.
 TEST_CASE("TILEJIT_CODEGEN picks the generator the kernels are built with") {
   const char* env = std::getenv("TILEJIT_CODEGEN");
   const std::string want = env && *env ? env : codegen_name(kDefaultGpuCodegen);
