@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
           row("persistent", warps, stages, grid, k->metadata().registers, ms);
         }
       }
-      const auto seed = ops::seed_config(cols);
+      const auto seed = ops::seed_config(cols, dtype_size(t));
       std::vector<Arg> args{out, in, cols, cols, cols, block};
       for (int warps : {1, 2, 4, 8, 16}) {
         if (!warps_fit(warps)) continue;

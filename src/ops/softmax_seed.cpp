@@ -21,16 +21,21 @@ const SoftmaxPersistent& softmax_persistent() {
 }
 
 SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
-  (void)elem_bytes;  // both element sizes measured the same way since exp became tl::exp_fast
   SeedConfig c;
   while (c.block < cols) c.block <<= 1;
-  // Measured on the H200 (bench/results/seed_sweep.md, M = 4096): from 2048 columns one row per
-  // program (the simple kernel) beats every persistent grid for f32 and bf16 alike (4096: 0.97 /
-  // 1.00 of copy against 0.95 / 0.97; 16384 f32: 0.97 against 0.92), the hardware's block
-  // scheduler overlapping one row's reductions with the next one's loads; below that the
-  // persistent loop with the next row's loads in flight wins (1024 f32: 1.05 against 1.01).
-  // 4 warps up to 4096 columns, 16 from 8192.
-  c.num_warps = c.block >= 8192 ? 16 : detail::warps_for(c.block, 4);
+  // Measured on the H200 (bench/results/seed_sweep.md, M = 4096 and 65536 x 128): from 2048
+  // columns one row per program (the simple kernel) beats every persistent grid (4096: 0.97 / 1.00
+  // of copy against 0.95 / 0.97; 16384 f32: 0.97 against 0.92), the hardware's block scheduler
+  // overlapping one row's reductions with the next one's loads; below that the persistent loop with
+  // the next row's loads in flight wins (1024 f32: 1.05 against 1.01).
+  // Warps: 4 up to 4096 columns, 16 from 8192 — but 8 for 16-bit rows of 8192 (0.96 against 0.89:
+  // 32 elements a thread is one 64-byte load each), 4 at 256 columns (f32 / bf16 0.94 / 0.87 against
+  // 0.92 / 0.81 with 2), and at 128 columns 2 for f32 (0.88 against 0.86), 1 for 16-bit (0.80
+  // against 0.67).
+  if (c.block >= 8192) c.num_warps = elem_bytes == 2 && c.block == 8192 ? 8 : 16;
+  else if (c.block == 256) c.num_warps = 4;
+  else if (c.block <= 128) c.num_warps = elem_bytes == 4 && c.block == 128 ? 2 : 1;
+  else c.num_warps = detail::warps_for(c.block, 4);
   c.one_row_per_program = c.block >= 2048;
   c.num_stages = c.one_row_per_program ? 1 : 2;
   return c;
