@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -27,6 +28,9 @@ class Worker {
     woken_.notify_all();
     if (running.joinable()) running.join();
     for (auto& job : dropped) job(false);
+    std::lock_guard lock(mutex_);
+    unfinished_ -= static_cast<int>(dropped.size());
+    if (unfinished_ == 0) idle_.notify_all();
   }
 
   void submit(BackgroundJob job) {
@@ -56,11 +60,17 @@ class Worker {
       queue_.pop_front();
       lock.unlock();
       job(true);  // jobs catch their own errors
+      // NVRTC has registered its static destructors by now: a handler registered after them runs
+      // before them, so an exit from any thread stops this worker before NVRTC's state goes.
+      std::call_once(exit_handler_, [] { std::atexit(stop_at_exit); });
       lock.lock();
       if (--unfinished_ == 0) idle_.notify_all();
     }
   }
 
+  static void stop_at_exit();
+
+  std::once_flag exit_handler_;
   std::mutex mutex_;
   std::condition_variable woken_, idle_;
   std::deque<BackgroundJob> queue_;
@@ -74,13 +84,16 @@ Worker& worker() {
   return w;
 }
 
+void Worker::stop_at_exit() { worker().stop(); }
+
 }  // namespace
 
 // exit() runs the exiting thread's thread_local destructors before any static destructor or
 // atexit handler. NVRTC registers its static destructors lazily, during its first compile: on the
 // worker thread, after the Worker was built, so they run before ~Worker and a build still going
 // at exit would use NVRTC's destroyed state (an abort). The main thread's guard stops the worker
-// before any of that runs. (gettid() == getpid() only on the main thread.)
+// before any of that runs; once the first build is done, an atexit handler does it for an exit
+// from any thread. (gettid() == getpid() only on the main thread.)
 struct ExitGuard {
   ~ExitGuard() {
     if (::gettid() == ::getpid()) worker().stop();
