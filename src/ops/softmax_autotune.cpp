@@ -260,12 +260,14 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
         for (int s : {1, 2})
           if (b <= 2 * width && warps_ok(b, w)) add({SoftmaxStrategy::online, b, w, s, 1, 1});
   const bool clusters = detail::has_clusters(backend);
-  // Clusters holding the row: each program 16 or 32 values per thread of its slice. Also for rows
-  // one program holds (from 8192 columns): smaller programs, more of them per SM.
+  // Clusters holding the row: each program 16 or 32 values per thread of its slice (64 with 16
+  // warps: one program per SM, twice the bytes in flight of 32). Also for rows one program holds
+  // (from 8192 columns): smaller programs, more of them per SM.
   if (width > 4096 && clusters)
-    for (std::int64_t b : {2048, 4096, 8192, 16384})
+    for (std::int64_t b : {2048, 4096, 8192, 16384, 32768})
       for (int w : {4, 8, 16})
-        if (cdiv(cols, b) >= 2 && cdiv(cols, b) <= 16 && (b == 16 * 32 * w || b == 32 * 32 * w))
+        if (cdiv(cols, b) >= 2 && cdiv(cols, b) <= 16 &&
+            (b == 16 * 32 * w || b == 32 * 32 * w || (b == 64 * 32 * w && w == 16)))
           for (auto grid : {persistent, per_row})
             for (int s : {1, 2})
               if (s == 1 || grid == persistent)
