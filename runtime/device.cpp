@@ -88,6 +88,14 @@ bool is_sm_arch(const std::string& arch) {
   return i == arch.size();
 }
 
+int sm_arch_number(const std::string& arch) {
+  if (!is_sm_arch(arch)) return 0;
+  int n = 0;
+  for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
+    n = n * 10 + (arch[i] - '0');
+  return n;
+}
+
 std::string target_arch() {
   if (const char* env = std::getenv("TILEJIT_ARCH"); env && *env) {
     std::string arch = env;

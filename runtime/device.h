@@ -26,5 +26,7 @@ std::string target_arch();
 
 /// Whether `arch` has the form sm_NN[N] optionally followed by 'a' or 'f' (sm_80, sm_90a, sm_100f).
 bool is_sm_arch(const std::string& arch);
+/// The number of an sm architecture: "sm_90a" -> 90; 0 when `arch` is not of that form.
+int sm_arch_number(const std::string& arch);
 
 }  // namespace tilejit::rt

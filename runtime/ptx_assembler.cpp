@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/device.h"
 #include "tilejit/error.h"
 
 #if TILEJIT_HAVE_NVPTXCOMPILER
@@ -26,16 +27,6 @@ extern char** environ;  // the process environment, passed on to ptxas
 
 namespace tilejit::rt {
 namespace {
-
-// sm_XX, sm_XXa, sm_XXXf: a real architecture (nvJitLink makes cubins only).
-bool is_real_arch(const std::string& arch) {
-  if (arch.rfind("sm_", 0) != 0) return false;
-  std::size_t i = 3, digits = 0;
-  while (i + digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i + digits]))) ++digits;
-  std::size_t rest = i + digits;
-  if (rest < arch.size() && (arch[rest] == 'a' || arch[rest] == 'f')) ++rest;
-  return digits >= 2 && digits <= 3 && rest == arch.size();
-}
 
 const char* result_name(nvJitLinkResult r) {
   switch (r) {
@@ -246,7 +237,7 @@ Assembler assembler() {
 }  // namespace
 
 std::vector<std::string> ptx_assembler_options(const std::string& arch) {
-  if (!is_real_arch(arch))
+  if (!is_sm_arch(arch))  // a real architecture: nvJitLink makes cubins only
     throw Error(fmt::format("cannot assemble PTX for '{}': expected an architecture like sm_90 or sm_90a", arch));
   // -v / -Xptxas=-v: the register and spill report, as NVRTC's --ptxas-options=-v gives.
   switch (assembler()) {

@@ -162,12 +162,7 @@ std::optional<codegen::ptx::PtxKernelSource> generate_ptx_or_explain(const ir::F
 }
 
 // Thread-block clusters and distributed shared memory arrived with sm_90.
-bool supports_clusters(const std::string& arch) {
-  int number = 0;
-  for (char c : arch)
-    if (std::isdigit(static_cast<unsigned char>(c))) number = number * 10 + (c - '0');
-  return number >= 90;
-}
+bool supports_clusters(const std::string& arch) { return rt::sm_arch_number(arch) >= 90; }
 
 std::string file_stem(const std::string& kernel, const std::string& hex) {
   std::string name;

@@ -62,3 +62,13 @@ TEST_CASE("target_arch without TILEJIT_ARCH follows the device or defaults to sm
   setenv("TILEJIT_ARCH", "", 1);  // empty counts as unset
   CHECK(rt::target_arch() == arch);
 }
+
+TEST_CASE("sm_arch_number reads the number of an sm architecture, 0 for anything else") {
+  CHECK(rt::sm_arch_number("sm_90") == 90);
+  CHECK(rt::sm_arch_number("sm_90a") == 90);
+  CHECK(rt::sm_arch_number("sm_100f") == 100);
+  CHECK(rt::sm_arch_number("sm_80") == 80);
+  CHECK(rt::sm_arch_number("compute_90") == 0);
+  CHECK(rt::sm_arch_number("sm_9") == 0);
+  CHECK(rt::sm_arch_number("x86_64-pc-linux-gnu") == 0);
+}
