@@ -1,6 +1,8 @@
 // Golden files: the lowered IR ("ir.lowered") and the CUDA C ("cuda") of the example kernels
 // must match tests/golden/<name>.ir and <name>.cu, and the PTX generator's output for two of
-// them tests/golden/<name>.ptx. Changing the output on purpose:
+// them tests/golden/<name>.ptx. Every CUDA C source starts with the same prelude (helper
+// functions): it is checked once, against cuda_prelude.cu, and each <name>.cu holds what follows
+// it. Changing the output on purpose:
 //   TILEJIT_UPDATE_GOLDENS=1 ctest --test-dir build -R test_golden
 // then review the diff of tests/golden like any other change.
 #include <doctest/doctest.h>
@@ -18,6 +20,7 @@
 #include "kernels/softmax_rows_2d.h"
 #include "kernels/softmax_seed.h"
 #include "kernels/vector_add.h"
+#include "src/codegen/cuda/cuda_types.h"
 #include "tilejit/kernel.h"
 
 using namespace tilejit;
@@ -97,7 +100,10 @@ void check_golden(const std::string& file, const std::string& produced) {
 void check_kernel(const std::string& name, const CompiledKernel& k) {
   CAPTURE(name);
   check_golden(name + ".ir", k.stage("ir.lowered"));
-  check_golden(name + ".cu", k.stage("cuda"));
+  const std::string& cuda = k.stage("cuda");
+  const std::string prelude = codegen::cuda::prelude();
+  REQUIRE_MESSAGE(cuda.compare(0, prelude.size(), prelude) == 0, "the CUDA C does not start with the prelude");
+  check_golden(name + ".cu", cuda.substr(prelude.size()));
 }
 
 const CompileOptions kOptions{.num_warps = 4, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda};
@@ -112,6 +118,10 @@ TEST_CASE("normalization removes paths and hashes only") {
   CHECK(normalize("void softmax_simple_0123456789abcdef(float* v0)") == "void softmax_simple_<hash>(float* v0)");
   CHECK(normalize("v16_acc_6[r] = 0x7f800000;") == "v16_acc_6[r] = 0x7f800000;");
   CHECK(normalize("\t.file 1 \"/a/b/softmax_seed.h\"\n") == "\t.file 1 \"softmax_seed.h\"\n");
+}
+
+TEST_CASE("golden: the CUDA C prelude every kernel starts with") {
+  check_golden("cuda_prelude.cu", codegen::cuda::prelude());
 }
 
 TEST_CASE("golden: softmax_simple (BLOCK 1024, 4 warps, f32)") {
