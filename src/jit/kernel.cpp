@@ -7,7 +7,9 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "jit/background_compiles.h"
 #include "jit/compiled_kernel_impl.h"
@@ -126,6 +128,11 @@ struct KernelBase::Impl {
   std::condition_variable settled;  // background reached 0
 
   const CompiledKernel& lookup(std::span<const Arg> args, const CompileOptions& options, std::source_location loc);
+  /// The fast-path entry for these facts (caller holds `mutex`): the one another thread added
+  /// first (second = false), else a new one holding `k`.
+  std::pair<FastEntry*, bool> index(std::uint64_t h, const jit::ArgFacts* facts, std::size_t n,
+                                    const CompileOptions& options, Backend backend, GpuCodegen codegen,
+                                    const std::string& arch, const CompiledKernel* k);
   /// The kernel of one specialization and generator (ptx or cuda; automatic on the CPU): from the
   /// memory cache, from another thread compiling it, or compiled here. With `disk_only`, returns
   /// nullptr instead of running a compiler (or waiting for another thread's) when neither cache has it.
@@ -205,13 +212,22 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
   const CompiledKernel* found = obtain(params, options, arch, backend, codegen);
   lock.lock();
   // Index it by facts (once per distinct facts; a waiter may get here after the compiler did).
+  last.store(index(h, facts, n, options, backend, codegen, arch, found).first, std::memory_order_release);
+  return *found;
+}
+
+std::pair<KernelBase::Impl::FastEntry*, bool> KernelBase::Impl::index(std::uint64_t h, const jit::ArgFacts* facts,
+                                                                      std::size_t n, const CompileOptions& options,
+                                                                      Backend backend, GpuCodegen codegen,
+                                                                      const std::string& arch,
+                                                                      const CompiledKernel* k) {
   for (auto [it, end] = fast.equal_range(h); it != end; ++it)
-    if (hit(&it->second)) return *found;
+    if (it->second.matches(h, facts, n, options.num_warps, options.num_stages, backend, codegen, arch))
+      return {&it->second, false};
   auto it = fast.emplace(std::piecewise_construct, std::forward_as_tuple(h),
                          std::forward_as_tuple(h, std::vector<jit::ArgFacts>(facts, facts + n), options.num_warps,
-                                               options.num_stages, backend, codegen, arch, found));
-  last.store(&it->second, std::memory_order_release);
-  return *found;
+                                               options.num_stages, backend, codegen, arch, k));
+  return {&it->second, true};
 }
 
 const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam>& params,
@@ -263,16 +279,10 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
   // The PTX generator handed the kernel to NVRTC itself (it could not express it): nothing to follow.
   if (now->metadata().codegen == "cuda") best = now;
   std::unique_lock lock(mutex);
-  for (auto [it, end] = fast.equal_range(h); it != end; ++it)
-    if (it->second.matches(h, facts, n, options.num_warps, options.num_stages, Backend::cuda, GpuCodegen::tiered,
-                           arch)) {
-      entry = &it->second;  // another thread got here first (and queued the NVRTC build)
-      return entry->kernel.load(std::memory_order_acquire);
-    }
-  entry = &fast.emplace(std::piecewise_construct, std::forward_as_tuple(h),
-                        std::forward_as_tuple(h, std::vector<jit::ArgFacts>(facts, facts + n), options.num_warps,
-                                              options.num_stages, Backend::cuda, GpuCodegen::tiered, arch, now))
-               ->second;
+  bool added = false;
+  std::tie(entry, added) = index(h, facts, n, options, Backend::cuda, GpuCodegen::tiered, arch, now);
+  // Another thread got here first (and queued the NVRTC build).
+  if (!added) return entry->kernel.load(std::memory_order_acquire);
   if (best) return now;
   last_reason += "; tiered: NVRTC's build follows in the background";
   ++background;
