@@ -46,6 +46,13 @@ Workspaces& workspaces() {
   return *w;
 }
 
+LaunchOptions launch_options(StreamHandle stream, int cpu_threads) {
+  LaunchOptions launch;
+  launch.stream = stream;
+  launch.cpu_threads = cpu_threads;
+  return launch;
+}
+
 // Launches a grid-stride kernel over `work` items: on CUDA a persistent grid (sized from
 // occupancy, at most `max_programs` when > 0) or, for SoftmaxGrid::per_row, one program per
 // item; always one program per item on the CPU. A kernel with clusters takes a cluster per item.
@@ -56,11 +63,7 @@ void launch_over(const CompiledKernel& k, SoftmaxGrid kind, std::int64_t work, c
   std::uint64_t programs =
       persistent ? persistent_grid(k, n) : n * static_cast<std::uint64_t>(k.metadata().cluster_size);
   if (max_programs > 0 && persistent) programs = std::min(programs, max_programs);
-  Grid grid(programs);
-  LaunchOptions launch;
-  launch.stream = stream;
-  launch.cpu_threads = cpu_threads;
-  k.launch(grid, args, launch);
+  k.launch(Grid(programs), args, launch_options(stream, cpu_threads));
 }
 
 CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
@@ -94,9 +97,7 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
     compile_only->push_back(&softmax_split_normalize().compile(args, options));
     return;
   }
-  LaunchOptions launch;
-  launch.stream = stream;
-  launch.cpu_threads = cpu_threads;
+  const LaunchOptions launch = launch_options(stream, cpu_threads);
   workspaces().with(memory, stream, static_cast<std::size_t>(p.rows * splits * 2), [&](Pointer ws) {
     auto [partial_args, args] = args_for(ws);
     Grid grid(static_cast<std::uint64_t>(splits), static_cast<std::uint64_t>(p.rows));
