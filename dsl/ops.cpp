@@ -125,6 +125,31 @@ Tensor cluster_reduction(ir::ReduceKind kind, const char* name, const Operand& x
   return tr.make(tr.at(x.loc()).cluster_reduce(v, static_cast<int>(cluster_size), kind));
 }
 
+Tensor group_reduction(ir::ReduceKind kind, const char* name, const Operand& x, std::int64_t group_size,
+                       const Operand& workspace) {
+  Tracer& tr = tracer(x);
+  int v = detail::value_of(tr, x);
+  const auto& t = tr.type(v);
+  if (t.is_ptr || t.is_bool())
+    throw UserError(fmt::format("{}: needs a number, got {}", name, describe(tr, v)), x.loc());
+  if (!t.is_scalar())
+    throw UserError(fmt::format("{}: reduces one scalar per program, got the block {} (reduce it first, e.g. "
+                                "tl::max(x, 0))",
+                                name, describe(tr, v)),
+                    x.loc());
+  if (group_size < 1 || group_size > ir::kMaxGroupSize)
+    throw UserError(
+        fmt::format("{}: group size {} is out of range (1 to {} programs)", name, group_size, ir::kMaxGroupSize),
+        x.loc());
+  int ws = detail::value_of(tr, workspace);
+  const auto& wt = tr.type(ws);
+  if (!wt.is_ptr || !wt.is_scalar())
+    throw UserError(
+        fmt::format("{}: the workspace must be a pointer parameter (a tl::Ptr), got {}", name, describe(tr, ws)),
+        x.loc());
+  return tr.make(tr.at(x.loc()).group_reduce(v, ws, static_cast<int>(group_size), kind));
+}
+
 }  // namespace
 
 Tensor operator+(const Operand& a, const Operand& b) {
@@ -375,6 +400,15 @@ Tensor cluster_min(const Operand& x, std::int64_t cluster_size) {
 }
 Tensor cluster_sum(const Operand& x, std::int64_t cluster_size) {
   return cluster_reduction(ir::ReduceKind::sum, "cluster_sum", x, cluster_size);
+}
+Tensor group_max(const Operand& x, std::int64_t group_size, const Operand& workspace) {
+  return group_reduction(ir::ReduceKind::max, "group_max", x, group_size, workspace);
+}
+Tensor group_min(const Operand& x, std::int64_t group_size, const Operand& workspace) {
+  return group_reduction(ir::ReduceKind::min, "group_min", x, group_size, workspace);
+}
+Tensor group_sum(const Operand& x, std::int64_t group_size, const Operand& workspace) {
+  return group_reduction(ir::ReduceKind::sum, "group_sum", x, group_size, workspace);
 }
 
 namespace detail {

@@ -104,8 +104,8 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
     ops::SoftmaxConfig c;
     if (!ops::parse_strategy(args.str("strategy"), c.strategy))
       throw Error(
-          fmt::format("unknown --strategy '{}' (rows_2d, row_in_registers, online, split_row or cluster; --splits is "
-                      "the cluster size)",
+          fmt::format("unknown --strategy '{}' (rows_2d, row_in_registers, online, split_row, cluster or group; "
+                      "--splits is the cluster or group size)",
                       args.str("strategy")));
     c.block = args.integer("block");
     c.num_warps = static_cast<int>(args.integer("warps"));

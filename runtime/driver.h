@@ -44,6 +44,7 @@ namespace tilejit::rt {
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   X(cuOccupancyMaxActiveClusters)                \
   X(cuLaunchKernel)                              \
+  X(cuLaunchCooperativeKernel)                   \
   X(cuStreamSynchronize)                         \
   X(cuEventCreate)                               \
   X(cuEventRecord)                               \

@@ -129,8 +129,8 @@ void LoadedKernel::allow_non_portable_cluster_size() const {
         "cuFuncSetAttribute", fmt::format("kernel {}: non-portable cluster size", entry_name_));
 }
 
-void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, StreamHandle stream,
-                          void** params) const {
+void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, StreamHandle stream, void** params,
+                          bool cooperative) const {
   // Grid limits are the driver's to check: its error (a CudaError naming cuLaunchKernel and
   // the grid) is what a bad launch reports.
   if (threads < 1 || threads > 1024)
@@ -162,10 +162,12 @@ void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, St
   }
 
   CUresult r =
-      d.cuLaunchKernel(function_, grid.x, grid.y, grid.z, threads, 1, 1, dynamic_smem, stream, params, nullptr);
+      cooperative
+          ? d.cuLaunchCooperativeKernel(function_, grid.x, grid.y, grid.z, threads, 1, 1, dynamic_smem, stream, params)
+          : d.cuLaunchKernel(function_, grid.x, grid.y, grid.z, threads, 1, 1, dynamic_smem, stream, params, nullptr);
   // The detail is formatted only on failure: this is every launch's path.
   if (r != CUDA_SUCCESS)
-    check(r, "cuLaunchKernel",
+    check(r, cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel",
           fmt::format("kernel {}, grid ({}, {}, {}), {} threads, {} bytes dynamic shared memory", entry_name_, grid.x,
                       grid.y, grid.z, threads, dynamic_smem));
 }

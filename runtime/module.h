@@ -57,8 +57,9 @@ class LoadedKernel {
   /// 65535), block (1..1024 threads, and no more than the kernel allows) or dynamic shared memory
   /// size, before calling the driver; raises the kernel's dynamic shared memory limit when asked
   /// for more than 48 KiB; turns driver failures into CudaError naming cuLaunchKernel.
-  void launch(Dim3 grid, unsigned threads_per_block, unsigned dynamic_smem_bytes, StreamHandle stream,
-              void** params) const;
+  /// `cooperative`: every block resident at once (cuLaunchCooperativeKernel), or the launch fails.
+  void launch(Dim3 grid, unsigned threads_per_block, unsigned dynamic_smem_bytes, StreamHandle stream, void** params,
+              bool cooperative = false) const;
 
  private:
   LoadedKernel(CUmod_st* module, CUfunc_st* function, std::string entry_name);

@@ -156,6 +156,9 @@ struct KernelMetadata {
   int num_stages = 1;
   /// Programs per thread-block cluster (tl::cluster_* reductions; consecutive along axis 0), else 1.
   int cluster_size = 1;
+  /// Programs per group (tl::group_* reductions through global memory; consecutive along axis 0),
+  /// else 1. Such a kernel launches cooperatively: all its programs resident at once.
+  int group_size = 1;
   int dynamic_shared_bytes = 0;        ///< scratch for reductions / layout conversions
   std::int64_t cpu_scratch_bytes = 0;  ///< CPU: per-thread scratch for materialized blocks
   int registers = 0;                   ///< from ptxas
@@ -236,7 +239,19 @@ class CompiledKernel {
 /// for CPU kernels it is a few programs per core (capped by `work_items`). For a kernel with
 /// clusters of C programs, work items are counted per cluster and the grid is C × the number of
 /// clusters resident at once (cuOccupancyMaxActiveClusters), capped by `work_items` clusters.
+/// Groups of G programs (tl::group_*) count the same way: G × min(resident / G, work_items).
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items);
+
+/// Bytes of one group's part of a tl::group_* workspace: a barrier (a counter and a generation,
+/// on a line of their own) and two sets of `group_size` 8-byte slots, rounded up to 128 bytes.
+constexpr std::uint64_t group_workspace_stride(std::int64_t group_size) {
+  return 128 + (2 * 8 * static_cast<std::uint64_t>(group_size) + 127) / 128 * 128;
+}
+/// Bytes of zeroed global memory the tl::group_* reductions of a launch of `programs` programs
+/// (grid axis 0) in groups of `group_size` need.
+constexpr std::uint64_t group_workspace_bytes(std::uint64_t programs, std::int64_t group_size) {
+  return programs / static_cast<std::uint64_t>(group_size) * group_workspace_stride(group_size);
+}
 
 namespace detail {
 

@@ -135,6 +135,13 @@ ValueId Builder::cluster_reduce(ValueId v, int cluster_size, ReduceKind k) {
   return single(std::move(op));
 }
 
+ValueId Builder::group_reduce(ValueId v, ValueId workspace, int group_size, ReduceKind k) {
+  Op op{OpKind::group_reduce, {v, workspace}, {}, {}, {}, {}};
+  op.attrs.cluster_size = group_size;
+  op.attrs.reduce = k;
+  return single(std::move(op));
+}
+
 void Builder::yield(const std::vector<ValueId>& values) {
   Op op{OpKind::yield, values, {}, {}, {}, {}};
   op.loc = loc_;

@@ -35,6 +35,9 @@ class Builder {
   ValueId reduce(ValueId v, int axis, ReduceKind k);
   /// The reduction of scalar `v` over the `cluster_size` programs of this program's cluster.
   ValueId cluster_reduce(ValueId v, int cluster_size, ReduceKind k);
+  /// The same over the `group_size` programs of this program's group, through `workspace`
+  /// (a pointer to the group's barrier and slots in global memory).
+  ValueId group_reduce(ValueId v, ValueId workspace, int group_size, ReduceKind k);
   void yield(const std::vector<ValueId>& values);
   /// Appends a for_range whose body (args: induction variable, then one per init; ends with
   /// a yield) was built separately. Returns the loop results, one per init.

@@ -1,5 +1,6 @@
-// What a function's cluster reductions ask of it: one cluster shape (read off its cluster_reduce
-// ops), and loops that every program of a cluster runs the same number of times.
+// What a function's cluster and group reductions ask of it: one cluster (or group) shape, read
+// off its cluster_reduce (group_reduce) ops, and loops that every program of a cluster (group)
+// runs the same number of times.
 #include <fmt/format.h>
 
 #include <unordered_map>
@@ -10,34 +11,41 @@
 namespace tilejit::ir {
 namespace {
 
-void find_clusters(const Region& r, const Op*& first) {
+bool is_exchange(OpKind k) { return k == OpKind::cluster_reduce || k == OpKind::group_reduce; }
+
+// "cluster" or "group": how messages name the op's programs.
+const char* scope_name(const Op& op) { return op.kind == OpKind::cluster_reduce ? "cluster" : "group"; }
+
+void find_exchanges(const Region& r, OpKind kind, const Op*& first) {
   for (const Op& op : r.ops) {
-    for (const Region& inner : op.regions) find_clusters(inner, first);
-    if (op.kind != OpKind::cluster_reduce) continue;
+    for (const Region& inner : op.regions) find_exchanges(inner, kind, first);
+    if (op.kind != kind) continue;
     if (!first) {
       first = &op;
     } else if (op.attrs.cluster_size != first->attrs.cluster_size) {
-      // One launch has one cluster shape: two sizes cannot both hold.
-      throw UserError(fmt::format("cluster_{} over clusters of {} programs, but the cluster_{} at line {} uses {}: "
-                                  "all cluster reductions of one kernel must use one cluster size",
-                                  reduce_name(op.attrs.reduce), op.attrs.cluster_size, reduce_name(first->attrs.reduce),
-                                  first->loc.line, first->attrs.cluster_size),
-                      op.loc.file, op.loc.line);
+      // One launch has one cluster (group) shape: two sizes cannot both hold.
+      const char* scope = scope_name(op);
+      throw UserError(
+          fmt::format("{}_{} over {}s of {} programs, but the {}_{} at line {} uses {}: all {} reductions "
+                      "of one kernel must use one {} size",
+                      scope, reduce_name(op.attrs.reduce), scope, op.attrs.cluster_size, scope,
+                      reduce_name(first->attrs.reduce), first->loc.line, first->attrs.cluster_size, scope, scope),
+          op.loc.file, op.loc.line);
     }
   }
 }
 
-const Op* first_cluster_reduce(const Region& r) {
+const Op* first_exchange(const Region& r) {
   for (const Op& op : r.ops) {
-    if (op.kind == OpKind::cluster_reduce) return &op;
+    if (is_exchange(op.kind)) return &op;
     for (const Region& inner : op.regions)
-      if (const Op* found = first_cluster_reduce(inner)) return found;
+      if (const Op* found = first_exchange(inner)) return found;
   }
   return nullptr;
 }
 
-// Which values are the same in every program of a cluster (the programs differ only in
-// program_id(0) % cluster_size). Conservative: what it cannot show uniform is not.
+// Which values are the same in every program of a cluster or group (the programs differ only in
+// program_id(0) % size). Conservative: what it cannot show uniform is not.
 class Uniformity {
  public:
   Uniformity(const Function& f, int cluster_size) : cluster_size_(cluster_size) {
@@ -66,9 +74,10 @@ class Uniformity {
     bool same = true;
     switch (op.kind) {
       case OpKind::program_id: same = op.attrs.int_value != 0; break;  // clusters run along axis 0
-      case OpKind::cluster_reduce: same = true; break;                 // every program gets its result
+      case OpKind::cluster_reduce:
+      case OpKind::group_reduce: same = true; break;  // every program gets its result
       case OpKind::div: {
-        // program_id(0) / k, k a multiple of the cluster size: the cluster's index.
+        // program_id(0) / k, k a multiple of the cluster (group) size: the cluster's index.
         const Op* k = constant_of(op.operands[1]);
         auto pid = def_.find(op.operands[0]);
         if (k && k->attrs.int_value % cluster_size_ == 0 && pid != def_.end() &&
@@ -93,13 +102,15 @@ class Uniformity {
     const Region& body = op.regions.at(0);
     const bool bounds_same = uniform(op.operands[0]) && uniform(op.operands[1]) && uniform(op.operands[2]);
     if (!bounds_same)
-      if (const Op* reduction = first_cluster_reduce(body))
-        throw UserError(
-            fmt::format("cluster_{} (line {}) inside a loop whose bounds can differ between the programs of a "
-                        "cluster (they depend on program_id(0) other than through program_id(0) / {}): every "
-                        "program of a cluster must reach the same cluster reductions, or the others wait for it",
-                        reduce_name(reduction->attrs.reduce), reduction->loc.line, cluster_size_),
-            op.loc.file, op.loc.line);
+      if (const Op* reduction = first_exchange(body)) {
+        const char* scope = scope_name(*reduction);
+        throw UserError(fmt::format("{}_{} (line {}) inside a loop whose bounds can differ between the programs of a "
+                                    "{} (they depend on program_id(0) other than through program_id(0) / {}): every "
+                                    "program of a {} must reach the same {} reductions, or the others wait for it",
+                                    scope, reduce_name(reduction->attrs.reduce), reduction->loc.line, scope,
+                                    cluster_size_, scope, scope),
+                        op.loc.file, op.loc.line);
+      }
     // Carried values: uniform while their start and every step's yield are (to a fixed point).
     const std::size_t carried = op.operands.size() - kForFixedOperands;
     std::vector<bool> same(carried);
@@ -125,12 +136,27 @@ class Uniformity {
 
 int cluster_size(const Function& f) {
   const Op* first = nullptr;
-  find_clusters(f.body, first);
+  find_exchanges(f.body, OpKind::cluster_reduce, first);
   return first ? first->attrs.cluster_size : 1;
 }
 
-void check_cluster_loops(const Function& f, int cluster_size) {
-  if (cluster_size > 1) Uniformity(f, cluster_size).check(f.body);
+int group_size(const Function& f) {
+  const Op* group = nullptr;
+  find_exchanges(f.body, OpKind::group_reduce, group);
+  if (!group) return 1;
+  const Op* cluster = nullptr;
+  find_exchanges(f.body, OpKind::cluster_reduce, cluster);
+  if (cluster)
+    throw UserError(
+        fmt::format("group_{} and the cluster_{} at line {} in one kernel: a kernel reduces across "
+                    "clusters or across groups, not both",
+                    reduce_name(group->attrs.reduce), reduce_name(cluster->attrs.reduce), cluster->loc.line),
+        group->loc.file, group->loc.line);
+  return group->attrs.cluster_size;
+}
+
+void check_cluster_loops(const Function& f, int size) {
+  if (size > 1) Uniformity(f, size).check(f.body);
 }
 
 }  // namespace tilejit::ir

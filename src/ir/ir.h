@@ -46,7 +46,8 @@ struct OpAttrs {
   double float_value = 0.0;         // constant (float types)
   std::int64_t start = 0, end = 0;  // arange
   int axis = 0;                     // expand_dims, reduce
-  int cluster_size = 1;             // cluster_reduce: programs per cluster (consecutive along axis 0)
+  int cluster_size = 1;             // cluster_reduce, group_reduce: programs per cluster or group
+                                    // (consecutive along axis 0)
   ReduceKind reduce = ReduceKind::sum;
   int num_stages = 1;                    // for_range: software-pipelining hint
   bool has_mask = false;                 // load/store
@@ -100,11 +101,19 @@ constexpr int kForFixedOperands = 3;
 /// non-portable-size opt-in, which the launcher sets above 8).
 constexpr int kMaxClusterSize = 16;
 
+/// The largest group of programs a group_reduce may span (groups exchange through global
+/// memory, and all of a launch's programs must be resident at once).
+constexpr int kMaxGroupSize = 4096;
+
 /// Programs per cluster the function's cluster_reduce ops ask for (1 when it has none). All of
 /// them must agree: throws UserError naming both source lines otherwise.
 int cluster_size(const Function& f);
-/// Throws UserError (at the loop's source line) when a cluster reduction sits in a loop whose
-/// bounds may differ between the programs of a cluster: those programs would not all reach it.
-void check_cluster_loops(const Function& f, int cluster_size);
+/// The same for group_reduce ops: programs per group (1 when it has none). A function may not
+/// reduce across both clusters and groups.
+int group_size(const Function& f);
+/// Throws UserError (at the loop's source line) when a cluster or group reduction sits in a loop
+/// whose bounds may differ between the programs of a cluster or group (`size` programs): those
+/// programs would not all reach it.
+void check_cluster_loops(const Function& f, int size);
 
 }  // namespace tilejit::ir

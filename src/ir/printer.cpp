@@ -63,6 +63,7 @@ class Printer {
       case OpKind::expand_dims:
       case OpKind::reduce: return fmt::format("axis={}", a.axis);
       case OpKind::cluster_reduce: return fmt::format("cluster={}", a.cluster_size);
+      case OpKind::group_reduce: return fmt::format("group={}", a.cluster_size);
       case OpKind::load:
       case OpKind::store:
         return a.eviction == Eviction::first ? "evict_first" : a.eviction == Eviction::last ? "evict_last" : "";
@@ -87,7 +88,7 @@ class Printer {
         continue;
       }
       std::string opname = op_name(op.kind);
-      if (op.kind == OpKind::reduce || op.kind == OpKind::cluster_reduce)
+      if (op.kind == OpKind::reduce || op.kind == OpKind::cluster_reduce || op.kind == OpKind::group_reduce)
         opname += std::string(".") + reduce_name(op.attrs.reduce);
       std::vector<std::string> parts;
       if (op.kind == OpKind::load || op.kind == OpKind::store) {

@@ -109,6 +109,12 @@ Type special_type(const Function& f, const Op& op) {
       if (!t(0).is_scalar() || t(0).is_ptr || t(0).is_bool()) fail(op, "cluster_reduce needs a scalar number");
       if (op.attrs.cluster_size < 1 || op.attrs.cluster_size > kMaxClusterSize) fail(op, "bad cluster size");
       return Type::scalar(t(0).elem);  // (not a copy of t(0): g++ 13 warns of a bogus out-of-bounds read)
+    case OpKind::group_reduce:
+      expect_operands(op, 2);
+      if (!t(0).is_scalar() || t(0).is_ptr || t(0).is_bool()) fail(op, "group_reduce needs a scalar number");
+      if (!t(1).is_scalar() || !t(1).is_ptr) fail(op, "group_reduce needs a scalar workspace pointer");
+      if (op.attrs.cluster_size < 1 || op.attrs.cluster_size > kMaxGroupSize) fail(op, "bad group size");
+      return Type::scalar(t(0).elem);
     default: fail(op, "not handled");
   }
 }

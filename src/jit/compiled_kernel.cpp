@@ -163,6 +163,11 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
                                 "tl::cluster_* reductions group that many consecutive programs)",
                                 grid.x, metadata.cluster_size, metadata.kernel_name),
                     loc);
+  if (grid.x % static_cast<std::uint64_t>(metadata.group_size) != 0)
+    throw UserError(fmt::format("grid.x = {} is not a multiple of the group size {} of kernel '{}' (its "
+                                "tl::group_* reductions group that many consecutive programs)",
+                                grid.x, metadata.group_size, metadata.kernel_name),
+                    loc);
   rt::Dim3 dims{grid_dim(grid.x, "x", loc), grid_dim(grid.y, "y", loc), grid_dim(grid.z, "z", loc)};
   if (on_cpu) {
     if (options.cpu_threads < 0)
@@ -170,8 +175,15 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
     jit::launch_cpu(*this, grid, packed, options.cpu_threads);
     return;
   }
+  const bool cooperative = metadata.group_size > 1;
+  if (cooperative && grid.x * grid.y * grid.z > resident_programs())
+    throw UserError(fmt::format("kernel '{}' reduces across groups (tl::group_*), so all of its programs must be "
+                                "resident at once, but the grid has {} and at most {} fit the device (size it "
+                                "with tilejit::persistent_grid)",
+                                metadata.kernel_name, grid.x * grid.y * grid.z, resident_programs()),
+                    loc);
   module().launch(dims, 32u * static_cast<unsigned>(metadata.num_warps),
-                  static_cast<unsigned>(metadata.dynamic_shared_bytes), options.stream, packed);
+                  static_cast<unsigned>(metadata.dynamic_shared_bytes), options.stream, packed, cooperative);
 }
 
 std::uint64_t CompiledKernel::Impl::resident_programs() const {
@@ -203,7 +215,7 @@ std::uint64_t CompiledKernel::Impl::resident_programs() const {
 
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items) {
   const auto& md = kernel.metadata();
-  const auto c = static_cast<std::uint64_t>(md.cluster_size);  // work items count clusters
+  const auto c = static_cast<std::uint64_t>(programs_per_exchange(md));  // work items count clusters (groups)
   std::uint64_t resident = 0;
   if (md.backend == Backend::cpu) {
     if (c == 1) return jit::cpu_persistent_grid(work_items);

@@ -2,6 +2,7 @@
 // (CUDA) or the native code (CPU).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -50,5 +51,9 @@ struct CompiledKernel::Impl {
   /// A stage's text, or nullptr when this kernel has no such stage.
   const std::string* find_stage(std::string_view name) const;
 };
+
+/// Consecutive programs along axis 0 that exchange values (a cluster or a group), else 1: the
+/// grid's axis 0 is a multiple of it, and persistent grids count work per such set.
+inline int programs_per_exchange(const KernelMetadata& md) { return std::max(md.cluster_size, md.group_size); }
 
 }  // namespace tilejit

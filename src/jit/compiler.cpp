@@ -296,7 +296,8 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   k->stages["ir.lowered"] = ir::print(f);
   md.trace_ms = ms_since(t0);
   md.cluster_size = ir::cluster_size(f);
-  ir::check_cluster_loops(f, md.cluster_size);
+  md.group_size = ir::group_size(f);
+  ir::check_cluster_loops(f, std::max(md.cluster_size, md.group_size));
   if (md.cluster_size > 1 && req.backend == Backend::cuda && !supports_clusters(md.arch))
     throw Error(
         fmt::format("kernel {} reduces across clusters of {} programs (tl::cluster_*), which needs sm_90 or "

@@ -42,7 +42,8 @@ void compile_cpu(CompiledKernel::Impl& k, const ir::Function& f) {
 std::string cpu_assembly(const CompiledKernel::Impl& k) { return rt::cpu::emit_assembly(k.stages.at("llvm")); }
 
 void launch_cpu(const CompiledKernel::Impl& k, const Grid& grid, void** params, int max_threads) {
-  k.cpu->launch(grid.x, grid.y, grid.z, params, max_threads, k.metadata.cluster_size);
+  // A group's programs meet as a cluster's do: on threads of their own, at a barrier.
+  k.cpu->launch(grid.x, grid.y, grid.z, params, max_threads, programs_per_exchange(k.metadata));
 }
 
 std::uint64_t cpu_persistent_grid(std::uint64_t work_items) {

@@ -49,6 +49,20 @@ const SoftmaxClusterOnlineKernel& softmax_cluster_online_op() {
   return k;
 }
 
+const SoftmaxGroupKernel& softmax_group_op() {
+  static const SoftmaxGroupKernel k("softmax_group_op", softmax_group_op_kernel,
+                                    {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK",
+                                     "GROUP", "LOG", "WIDE", "NUM_STAGES"});
+  return k;
+}
+
+const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
+  static const SoftmaxGroupOnlineKernel k("softmax_group_online_op", softmax_group_online_op_kernel,
+                                          {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
+                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE"});
+  return k;
+}
+
 const SoftmaxSplitPartialsKernel& softmax_split_partials() {
   static const SoftmaxSplitPartialsKernel k("softmax_split_partials", softmax_split_partials_kernel,
                                             {"workspace", "in", "in_stride", "n_cols", "chunk", "BLOCK", "WIDE"});
@@ -70,6 +84,7 @@ const char* strategy_name(SoftmaxStrategy s) {
     case SoftmaxStrategy::online: return "online";
     case SoftmaxStrategy::split_row: return "split_row";
     case SoftmaxStrategy::cluster: return "cluster";
+    case SoftmaxStrategy::group: return "group";
   }
   return "?";
 }
@@ -90,10 +105,11 @@ bool parse_named(std::string_view name, std::initializer_list<E> all, const char
 }  // namespace
 
 bool parse_strategy(std::string_view name, SoftmaxStrategy& out) {
-  return parse_named(name,
-                     {SoftmaxStrategy::automatic, SoftmaxStrategy::rows_2d, SoftmaxStrategy::row_in_registers,
-                      SoftmaxStrategy::online, SoftmaxStrategy::split_row, SoftmaxStrategy::cluster},
-                     strategy_name, out);
+  return parse_named(
+      name,
+      {SoftmaxStrategy::automatic, SoftmaxStrategy::rows_2d, SoftmaxStrategy::row_in_registers, SoftmaxStrategy::online,
+       SoftmaxStrategy::split_row, SoftmaxStrategy::cluster, SoftmaxStrategy::group},
+      strategy_name, out);
 }
 
 const char* grid_name(SoftmaxGrid g) {
@@ -114,6 +130,7 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.strategy == SoftmaxStrategy::rows_2d) s += fmt::format(" rows/program={}", c.rows_per_program);
   if (c.strategy == SoftmaxStrategy::split_row) s += fmt::format(" splits={}", c.splits);
   if (c.strategy == SoftmaxStrategy::cluster) s += fmt::format(" cluster={}", c.splits);
+  if (c.strategy == SoftmaxStrategy::group) s += fmt::format(" group={}", c.splits);
   if (c.grid != SoftmaxGrid::persistent) s += fmt::format(" grid={}", grid_name(c.grid));
   return s;
 }

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -279,6 +280,19 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
       for (std::int64_t b : {4096, 8192})
         for (int w : {8, 16})
           if (b * cluster < cols && warps_ok(b, w)) add({SoftmaxStrategy::cluster, b, w, 1, 1, cluster, persistent});
+  // Groups exchanging through global memory (any size, one cooperative launch): rows held in the
+  // registers of more programs than a cluster has, and rows walked by up to two programs per SM.
+  if (width >= 65536 && backend == Backend::cuda) {
+    for (std::int64_t b : {8192, 16384, 32768})
+      for (int w : {8, 16})
+        if (b == 16 * 32 * w || b == 32 * 32 * w || (b == 64 * 32 * w && w == 16))
+          if (cdiv(cols, b) >= 2 && cdiv(cols, b) <= 2 * parallel)
+            add({SoftmaxStrategy::group, b, w, 1, 1, cdiv(cols, b), persistent});
+    for (std::int64_t group : {std::int64_t{32}, std::int64_t{64}, parallel, 2 * parallel})
+      for (std::int64_t b : {4096, 8192})
+        for (int w : {8, 16})
+          if (b * group < cols && warps_ok(b, w)) add({SoftmaxStrategy::group, b, w, 1, 1, group, persistent});
+  }
   if (cols > 4096 && rows <= 65535)
     for (std::int64_t per_unit : {1, 2, 4, 8})
       for (std::int64_t b : {2048, 4096})
@@ -356,6 +370,9 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
         ms = median(samples);
       }
     } catch (const CompileError&) {
+      continue;
+    } catch (const UserError& e) {  // e.g. a group larger than the programs the device holds at once
+      std::fprintf(stderr, "tune_softmax: skipped %s: %s\n", describe(c).c_str(), e.what());
       continue;
     }
     result.timings.emplace_back(c, ms);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -17,28 +18,33 @@ namespace tilejit::ops::detail {
 
 namespace {
 
-// split_row's partials: rows x splits x {max, sum} in f32. One buffer per memory kind and stream,
-// grown on demand: launches on one stream run in order, so they may share it; another stream
-// gets its own. The lock is held from taking the buffer until both kernels are enqueued, so a
-// concurrent growth cannot free it under them.
+// What a workspace holds: split_row's partials (rows x splits x {max, sum} in f32), or the
+// group strategy's barriers and slots (tl::group_*), which must start zeroed; the barriers are
+// back at zero when each launch ends.
+enum class WorkspaceUse { split_partials, group_barriers };
+
+// One buffer per use, memory kind and stream, grown on demand: launches on one stream run in
+// order, so they may share it; another stream gets its own. The lock is held from taking the
+// buffer until the kernels are enqueued, so a concurrent growth cannot free it under them.
 class Workspaces {
  public:
   template <class Use>
-  void with(Memory memory, StreamHandle stream, std::size_t floats, Use&& use) {
+  void with(WorkspaceUse what, Memory memory, StreamHandle stream, std::size_t floats, Use&& use) {
     std::lock_guard lock(mutex_);
-    Buffer& b = buffers_[{memory, stream}];
+    Buffer& b = buffers_[{what, memory, stream}];
     if (b.count() < floats) {
-      // The old buffer may still be read by kernels in flight on this stream: wait for them
+      // The old buffer may still be used by kernels in flight on this stream: wait for them
       // before it is freed. Growth is rare (sizes only go up), so the wait is too.
       if (memory == Memory::device && b.count() > 0) synchronize();
       b = Buffer(DType::f32, std::max(floats, 2 * b.count()), memory);
+      if (what == WorkspaceUse::group_barriers) b.upload(std::vector<float>(b.count(), 0.0f));
     }
     use(Pointer{b.address(), DType::f32, memory});
   }
 
  private:
   std::mutex mutex_;
-  std::map<std::pair<Memory, StreamHandle>, Buffer> buffers_;
+  std::map<std::tuple<WorkspaceUse, Memory, StreamHandle>, Buffer> buffers_;
 };
 
 Workspaces& workspaces() {
@@ -98,12 +104,51 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
     return;
   }
   const LaunchOptions launch = launch_options(stream, cpu_threads);
-  workspaces().with(memory, stream, static_cast<std::size_t>(p.rows * splits * 2), [&](Pointer ws) {
-    auto [partial_args, args] = args_for(ws);
-    Grid grid(static_cast<std::uint64_t>(splits), static_cast<std::uint64_t>(p.rows));
-    softmax_split_partials().compile(partial_args, options).launch(grid, partial_args, launch);
-    softmax_split_normalize().compile(args, options).launch(grid, args, launch);
-  });
+  workspaces().with(WorkspaceUse::split_partials, memory, stream, static_cast<std::size_t>(p.rows * splits * 2),
+                    [&](Pointer ws) {
+                      auto [partial_args, args] = args_for(ws);
+                      Grid grid(static_cast<std::uint64_t>(splits), static_cast<std::uint64_t>(p.rows));
+                      softmax_split_partials().compile(partial_args, options).launch(grid, partial_args, launch);
+                      softmax_split_normalize().compile(args, options).launch(grid, args, launch);
+                    });
+}
+
+// group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
+// workspace. The kernel holds each program's slice in registers when block x group covers the
+// row, else walks slices of whole steps twice.
+void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads,
+                   std::vector<const CompiledKernel*>* compile_only) {
+  const std::int64_t log = p.log ? 1 : 0;
+  const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
+  const CompileOptions options = compile_options(c, backend);
+  const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
+  const bool in_registers = c.block * c.splits >= p.cols;
+  const std::int64_t slice = cdiv(cdiv(p.cols, c.splits), c.block) * c.block;
+  auto args_for = [&] {
+    return in_registers ? std::vector<Arg>{p.out,   p.in,     p.in_stride, p.out_stride, p.rows,      p.cols,
+                                           c.block, c.splits, log,         wide,         c.num_stages}
+                        : std::vector<Arg>{p.out, p.in,    p.in_stride, p.out_stride, p.rows, p.cols,
+                                           slice, c.block, c.splits,    log,          wide};
+  };
+  auto kernel_for = [&](Pointer ws) -> std::pair<const CompiledKernel*, std::vector<Arg>> {
+    std::vector<Arg> args = args_for();
+    args.insert(args.begin() + 2, ws);
+    if (in_registers) return {&softmax_group_op().compile(args, options), args};
+    return {&softmax_group_online_op().compile(args, options), args};
+  };
+  if (compile_only) {  // a stand-in workspace address: compiling needs only its type and alignment
+    compile_only->push_back(kernel_for(Pointer{0x10000, DType::f32, memory}).first);
+    return;
+  }
+  // The kernel (and so the grid) does not depend on the workspace's address, only on its facts.
+  const CompiledKernel& k = *kernel_for(Pointer{0x10000, DType::f32, memory}).first;
+  const std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
+  const std::uint64_t bytes = group_workspace_bytes(programs, c.splits);
+  workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)),
+                    [&](Pointer ws) {
+                      auto [kernel, args] = kernel_for(ws);
+                      kernel->launch(Grid(programs), args, launch_options(stream, cpu_threads));
+                    });
 }
 
 }  // namespace
@@ -113,7 +158,8 @@ bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p) {
   // block and the padding columns of the last column block as well.
   std::int64_t padded_rows = p.rows + (c.strategy == SoftmaxStrategy::rows_2d ? c.rows_per_program : 0);
   std::int64_t stride = std::max(p.in_stride, p.out_stride);
-  std::int64_t padded_cols = p.cols + c.block * (c.strategy == SoftmaxStrategy::cluster ? c.splits : 1);
+  const bool sets = c.strategy == SoftmaxStrategy::cluster || c.strategy == SoftmaxStrategy::group;
+  std::int64_t padded_cols = p.cols + c.block * (sets ? c.splits : 1);
   constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
   if (stride == 0) return padded_cols > limit;
   return padded_rows > (limit - padded_cols) / stride;
@@ -171,6 +217,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       return;
     }
     case SoftmaxStrategy::split_row: launch_split_rows(c, p, backend, stream, cpu_threads, compile_only); return;
+    case SoftmaxStrategy::group: launch_groups(c, p, backend, stream, cpu_threads, compile_only); return;
     case SoftmaxStrategy::automatic: break;
   }
   throw InternalError("softmax: launch_config without a strategy");

@@ -37,6 +37,9 @@ constexpr std::int64_t kMinSplitSteps = 2;
 // tuned: 8192 columns per program over 16 warps (16 per thread), 16384 past 16 such programs.
 constexpr std::int64_t kMaxClusterSize = 16;
 constexpr std::int64_t kClusterBlock = 8192;
+// Groups (tl::group_*) hold wider rows in more programs' registers. Hypothesis until tuned: 16384
+// columns per program over 16 warps, as the cluster strategy's best at 4096 x 65536.
+constexpr std::int64_t kGroupBlock = 16384;
 
 }  // namespace
 
@@ -107,6 +110,17 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
     c.num_warps = 16;
     return c;
   }
+  // Few rows past a cluster's registers: a group of programs holding 16384 columns each, while a
+  // row needs at most one program per SM (two fit on one at 16 warps).
+  const std::int64_t group = cdiv(cols, kGroupBlock);
+  if (backend == Backend::cuda && group > kMaxClusterSize && group <= parallel &&
+      rows < 2 * static_cast<std::int64_t>(parallel)) {
+    c.strategy = SoftmaxStrategy::group;
+    c.block = kGroupBlock;
+    c.splits = group;
+    c.num_warps = 16;
+    return c;
+  }
   if (rows >= 2 * static_cast<std::int64_t>(parallel) || rows > 65535) {
     c.strategy = SoftmaxStrategy::online;
     c.block = kOnlineBlock;
@@ -158,6 +172,11 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
     case SoftmaxStrategy::cluster:
       if (c.splits < 2 || c.splits > 16) fail("the cluster size (splits) must be 2 to 16");
       if (c.block > 65536) fail("more than 65536 columns per program do not fit registers");
+      break;
+    case SoftmaxStrategy::group:
+      if (c.splits < 2 || c.splits > 4096) fail("the group size (splits) must be 2 to 4096");
+      if (c.block > 65536) fail("more than 65536 columns per program do not fit registers");
+      if (c.grid != SoftmaxGrid::persistent) fail("a group's programs must all be resident: the grid is persistent");
       break;
   }
 }

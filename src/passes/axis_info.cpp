@@ -151,6 +151,7 @@ class Analyzer {
       case ir::OpKind::load:
       case ir::OpKind::reduce:
       case ir::OpKind::cluster_reduce:
+      case ir::OpKind::group_reduce:
       case ir::OpKind::program_id:
       case ir::OpKind::num_programs: return out;
       case ir::OpKind::maximum:

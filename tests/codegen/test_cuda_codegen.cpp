@@ -299,3 +299,41 @@ TEST_CASE("cluster reductions: clusters compiled in, one remote store per rank a
                            args, {.num_warps = 4, .num_stages = 1, .arch = "sm_80", .codegen = GpuCodegen::cuda}),
                        doctest::Contains("needs sm_90 or newer; the target is sm_80"), Error);
 }
+
+TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperative launch, any arch") {
+  std::vector<Arg> args{Pointer{0x10000, DType::f32},
+                        Pointer{0x20000, DType::f32},
+                        Pointer{0x30000, DType::i32},
+                        Pointer{0x40000, DType::f32},
+                        Pointer{0x50000, DType::i32},
+                        std::int64_t{7},
+                        std::int64_t{4000},
+                        std::int64_t{128},
+                        std::int64_t{40}};
+  // sm_80: groups need no clusters.
+  const CompiledKernel& c = tilejit_test::group_rows().compile(
+      args, {.num_warps = 4, .num_stages = 1, .arch = "sm_80", .codegen = GpuCodegen::cuda});
+  CHECK(c.metadata().group_size == 40);
+  CHECK(c.metadata().cluster_size == 1);
+  const std::string& cuda = c.stage("cuda");
+  CHECK(cuda.find("__cluster_dims__") == std::string::npos);
+  // Four reductions per row (max, sum, min, count), each one barrier call.
+  CHECK(count_of(cuda, "tj_group_barrier(tj_group, 40u);") == 4);
+  CHECK(count_of(cuda, std::to_string(group_workspace_stride(40)) + "ull") == 4);
+  // NVRTC took it: the barrier's atomics are in its PTX, and nothing spills.
+  const std::string& ptx = c.stage("ptx");
+  CHECK(ptx.find("atom.global.add.u32") != std::string::npos);
+  CHECK(c.metadata().spill_store_bytes == 0);
+
+  // The PTX generator leaves group reductions to NVRTC.
+  const CompiledKernel& p = tilejit_test::group_rows().compile(
+      args, {.num_warps = 4, .num_stages = 1, .arch = "sm_80", .codegen = GpuCodegen::ptx});
+  CHECK(p.metadata().codegen == "cuda");
+
+  // Groups of one: no group code at all.
+  args[8] = std::int64_t{1};
+  const CompiledKernel& one = tilejit_test::group_rows().compile(
+      args, {.num_warps = 4, .num_stages = 1, .arch = "sm_80", .codegen = GpuCodegen::cuda});
+  CHECK(one.metadata().group_size == 1);
+  CHECK(one.stage("cuda").find("tj_group") == std::string::npos);
+}

@@ -18,7 +18,9 @@ TEST_CASE("compile_softmax: every band's CUDA kernels compile without spilling")
     std::int64_t rows, cols;
     std::size_t kernels;
   };
-  for (Case c : {Case{65536, 128, 1}, Case{4096, 4096, 1}, Case{4096, 65536, 1}, Case{1, 1 << 20, 2}})
+  // (1 x 1M: a group of 64 programs holding 16384 columns each; 16 x 4M: split_row's two kernels.)
+  for (Case c :
+       {Case{65536, 128, 1}, Case{4096, 4096, 1}, Case{4096, 65536, 1}, Case{1, 1 << 20, 1}, Case{16, 4 << 20, 2}})
     for (DType t : {DType::f32, DType::bf16}) {
       CAPTURE(c.rows);
       CAPTURE(c.cols);
@@ -74,8 +76,9 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
 TEST_CASE("wide-row softmax passes carry L2 eviction hints down to the PTX") {
   ops::SoftmaxOptions o;
   o.backend = Backend::cuda;
-  // (A cluster of 4 x 2048 columns does not cover the row: its programs walk their slices twice.)
-  for (auto strategy : {ops::SoftmaxStrategy::online, ops::SoftmaxStrategy::split_row, ops::SoftmaxStrategy::cluster}) {
+  // (A cluster or group of 4 x 2048 columns does not cover the row: its programs walk their slices twice.)
+  for (auto strategy : {ops::SoftmaxStrategy::online, ops::SoftmaxStrategy::split_row, ops::SoftmaxStrategy::cluster,
+                        ops::SoftmaxStrategy::group}) {
     ops::SoftmaxConfig c;
     c.strategy = strategy;
     c.block = 2048;
@@ -123,4 +126,26 @@ TEST_CASE("the autotuner tries thread-block clusters on CUDA (sm_90) only, in bo
   for (const auto& c : wide) CHECK(c.block * c.splits < (1 << 20));
   CHECK(clusters_in(4096, 4096, Backend::cuda).empty());
   if (has_cpu_backend()) CHECK(clusters_in(4096, 16384, Backend::cpu).empty());
+}
+
+TEST_CASE("the autotuner tries groups on CUDA for rows past a cluster, holding or walking their slices") {
+  auto groups_in = [](std::int64_t rows, std::int64_t cols, Backend b) {
+    std::vector<ops::SoftmaxConfig> out;
+    for (const auto& c : ops::softmax_candidates(rows, cols, DType::f32, b))
+      if (c.strategy == ops::SoftmaxStrategy::group) out.push_back(c);
+    return out;
+  };
+  auto wide = groups_in(128, 1 << 20, Backend::cuda);
+  bool holds = false, walks = false;
+  for (const auto& c : wide) {
+    CAPTURE(ops::describe(c));
+    CHECK(c.grid == ops::SoftmaxGrid::persistent);
+    CHECK(c.splits >= 2);
+    holds = holds || c.block * c.splits >= (1 << 20);
+    walks = walks || c.block * c.splits < (1 << 20);
+  }
+  CHECK(holds);
+  CHECK(walks);
+  CHECK(groups_in(4096, 16384, Backend::cuda).empty());
+  if (has_cpu_backend()) CHECK(groups_in(128, 1 << 20, Backend::cpu).empty());
 }

@@ -143,6 +143,31 @@ void cluster_sum_in_cluster_uniform_loop(tl::Ptr x, tl::Ptr out, tl::Int n, tl::
   });
 }
 
+void group_sum_of_too_many(tl::Ptr x, tl::Ptr out, tl::Int, tl::Constexpr) {
+  auto s = tl::sum(tl::load(x + tl::arange(0, 16)), 0);
+  HERE(auto m = tl::group_sum(s, 5000, out));
+}
+
+void group_sum_through_a_block(tl::Ptr x, tl::Ptr out, tl::Int, tl::Constexpr) {
+  auto s = tl::sum(tl::load(x + tl::arange(0, 16)), 0);
+  HERE(auto m = tl::group_sum(s, 4, out + tl::arange(0, 16)));
+}
+
+void group_and_cluster(tl::Ptr x, tl::Ptr out, tl::Int, tl::Constexpr) {
+  auto s = tl::sum(tl::load(x + tl::arange(0, 16)), 0);
+  auto a = tl::cluster_sum(s, 2);
+  HERE(auto b = tl::group_max(s, 4, out));
+  tl::store(out, a + b);
+}
+
+void group_sum_in_rank_dependent_loop(tl::Ptr x, tl::Ptr out, tl::Int n, tl::Constexpr) {
+  auto rank = tl::program_id(0) % 40;
+  HERE(tl::for_range(rank, n, 40, [&](tl::Int i) {
+    auto s = tl::sum(tl::load(x + i * 16 + tl::arange(0, 16)), 0);
+    tl::store(out + i, tl::group_sum(s, 40, out));
+  }));
+}
+
 void and_of_floats(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   auto v = tl::load(x + tl::arange(0, 16));
   HERE(auto b = v & v);
@@ -274,6 +299,19 @@ TEST_CASE("a cluster reduction in a loop whose bounds differ between a cluster's
   expect_user_error([] { compile(cluster_sum_in_rank_dependent_loop); },
                     "inside a loop whose bounds can differ between the programs of a cluster", g_line);
   CHECK_NOTHROW(compile(cluster_sum_in_cluster_uniform_loop));
+}
+
+TEST_CASE("group reductions: a group too large, a workspace that is not one pointer, groups with clusters") {
+  expect_user_error([] { compile(group_sum_of_too_many); }, "group_sum: group size 5000 is out of range", g_line);
+  expect_user_error([] { compile(group_sum_through_a_block); }, "group_sum: the workspace must be a pointer parameter",
+                    g_line);
+  expect_user_error([] { compile(group_and_cluster); }, "a kernel reduces across clusters or across groups, not both",
+                    g_line);
+}
+
+TEST_CASE("a group reduction in a loop whose bounds differ between a group's programs") {
+  expect_user_error([] { compile(group_sum_in_rank_dependent_loop); },
+                    "inside a loop whose bounds can differ between the programs of a group", g_line);
 }
 
 TEST_CASE("bitwise & on floats") {

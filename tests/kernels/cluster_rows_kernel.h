@@ -1,10 +1,11 @@
-// Rows split across the programs of a thread-block cluster, combined with tl::cluster_max /
-// cluster_min / cluster_sum (numerics in test_cluster_reductions.cpp, the generated code in
-// tests/codegen/test_cuda_codegen.cpp). Cluster c handles rows c, c + clusters, ...; its
-// program of rank r holds columns [r * BLOCK, (r + 1) * BLOCK) of the row. Writes the row's
-// softmax over all its columns, and per row: the max and the min (stats[2 row], stats[2 row + 1])
-// and the number of positive entries (counts[row], an i32 cluster sum). Four cluster reductions
-// per loop step, and clusters may run different numbers of steps.
+// Rows split across the programs of a set — a thread-block cluster (tl::cluster_max /
+// cluster_min / cluster_sum) or a group exchanging through global memory (tl::group_*) —
+// numerics in test_cluster_reductions.cpp, the generated code in tests/codegen. Set s handles
+// rows s, s + sets, ...; its program of rank r holds columns [r * BLOCK, (r + 1) * BLOCK) of the
+// row. Writes the row's softmax over all its columns, and per row: the max and the min
+// (stats[2 row], stats[2 row + 1]) and the number of positive entries (counts[row], an i32 sum
+// across the set). Four reductions across the set per loop step, and sets may run different
+// numbers of steps.
 #pragma once
 
 #include "tilejit/kernel.h"
@@ -12,21 +13,36 @@
 
 namespace tilejit_test {
 
-inline void cluster_rows_kernel(tilejit::tl::Ptr out, tilejit::tl::Ptr stats, tilejit::tl::Ptr counts,
-                                tilejit::tl::Ptr in, tilejit::tl::Int n_rows, tilejit::tl::Int n_cols,
-                                tilejit::tl::Constexpr BLOCK, tilejit::tl::Constexpr CLUSTER) {
-  namespace tl = tilejit::tl;
-  auto rank = tl::program_id(0) % CLUSTER;
-  auto clusters = tl::num_programs(0) / CLUSTER;
-  tl::for_range(tl::program_id(0) / CLUSTER, n_rows, clusters, [&](tl::Int row) {
-    auto cols = rank * BLOCK + tl::arange(0, BLOCK);
+namespace tl = tilejit::tl;
+
+struct ClusterSet {
+  std::int64_t size;
+  tl::Tensor max(const tl::Tensor& x) const { return tl::cluster_max(x, size); }
+  tl::Tensor min(const tl::Tensor& x) const { return tl::cluster_min(x, size); }
+  tl::Tensor sum(const tl::Tensor& x) const { return tl::cluster_sum(x, size); }
+};
+struct GroupSet {
+  std::int64_t size;
+  const tl::Ptr& workspace;
+  tl::Tensor max(const tl::Tensor& x) const { return tl::group_max(x, size, workspace); }
+  tl::Tensor min(const tl::Tensor& x) const { return tl::group_min(x, size, workspace); }
+  tl::Tensor sum(const tl::Tensor& x) const { return tl::group_sum(x, size, workspace); }
+};
+
+template <class Set>
+void rows_over_sets(const tl::Ptr& out, const tl::Ptr& stats, const tl::Ptr& counts, const tl::Ptr& in,
+                    const tl::Int& n_rows, const tl::Int& n_cols, std::int64_t block, const Set& set) {
+  auto rank = tl::program_id(0) % set.size;
+  auto sets = tl::num_programs(0) / set.size;
+  tl::for_range(tl::program_id(0) / set.size, n_rows, sets, [&](tl::Int row) {
+    auto cols = rank * block + tl::arange(0, block);
     auto mask = cols < n_cols;
     auto x = tl::load(in + row * n_cols + cols, mask, -tl::inf);
-    auto row_max = tl::cluster_max(tl::max(x, 0), CLUSTER);
-    auto row_sum = tl::cluster_sum(tl::sum(tl::exp(x - row_max), 0), CLUSTER);
+    auto row_max = set.max(tl::max(x, 0));
+    auto row_sum = set.sum(tl::sum(tl::exp(x - row_max), 0));
     tl::store(out + row * n_cols + cols, tl::exp(x - row_max) / row_sum, mask);
-    auto row_min = tl::cluster_min(tl::min(tl::where(mask, x, tl::inf), 0), CLUSTER);
-    auto positive = tl::cluster_sum(tl::sum(tl::where(mask & (x > 0.0f), 1, 0), 0), CLUSTER);
+    auto row_min = set.min(tl::min(tl::where(mask, x, tl::inf), 0));
+    auto positive = set.sum(tl::sum(tl::where(mask & (x > 0.0f), 1, 0), 0));
     auto first = rank == 0;
     tl::store(stats + row * 2, row_max, first);
     tl::store(stats + row * 2 + 1, row_min, first);
@@ -34,13 +50,30 @@ inline void cluster_rows_kernel(tilejit::tl::Ptr out, tilejit::tl::Ptr stats, ti
   });
 }
 
+inline void cluster_rows_kernel(tl::Ptr out, tl::Ptr stats, tl::Ptr counts, tl::Ptr in, tl::Int n_rows, tl::Int n_cols,
+                                tl::Constexpr BLOCK, tl::Constexpr CLUSTER) {
+  rows_over_sets(out, stats, counts, in, n_rows, n_cols, BLOCK, ClusterSet{CLUSTER});
+}
+
+inline void group_rows_kernel(tl::Ptr out, tl::Ptr stats, tl::Ptr counts, tl::Ptr in, tl::Ptr workspace, tl::Int n_rows,
+                              tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr GROUP) {
+  rows_over_sets(out, stats, counts, in, n_rows, n_cols, BLOCK, GroupSet{GROUP, workspace});
+}
+
 using ClusterRowsKernel =
-    tilejit::Kernel<tilejit::tl::Ptr, tilejit::tl::Ptr, tilejit::tl::Ptr, tilejit::tl::Ptr, tilejit::tl::Int,
-                    tilejit::tl::Int, tilejit::tl::Constexpr, tilejit::tl::Constexpr>;
+    tilejit::Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
+using GroupRowsKernel =
+    tilejit::Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
 
 inline const ClusterRowsKernel& cluster_rows() {
   static const ClusterRowsKernel k("cluster_rows", cluster_rows_kernel,
                                    {"out", "stats", "counts", "in", "n_rows", "n_cols", "BLOCK", "CLUSTER"});
+  return k;
+}
+
+inline const GroupRowsKernel& group_rows() {
+  static const GroupRowsKernel k("group_rows", group_rows_kernel,
+                                 {"out", "stats", "counts", "in", "workspace", "n_rows", "n_cols", "BLOCK", "GROUP"});
   return k;
 }
 

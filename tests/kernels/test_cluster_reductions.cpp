@@ -1,6 +1,7 @@
-// Reductions across thread-block clusters (tl::cluster_max / cluster_min / cluster_sum) on
-// either backend: rows split over the programs of a cluster (kernels/cluster_rows_kernel.h),
-// with one cluster or several looping over unequal numbers of rows.
+// Reductions across thread-block clusters (tl::cluster_max / cluster_min / cluster_sum) and
+// across groups of programs through global memory (tl::group_*) on either backend: rows split
+// over the programs of a set (kernels/cluster_rows_kernel.h), with one set or several looping
+// over unequal numbers of rows.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,6 +16,39 @@ using namespace tilejit::testing;
 namespace tl = tilejit::tl;
 
 using tilejit_test::cluster_rows;
+using tilejit_test::group_rows;
+
+namespace {
+
+// Checks one launch's outputs against float64: the row softmax, the max, the min and the count.
+void check_rows(const std::vector<float>& x, std::int64_t rows, std::int64_t cols, const Buffer& out,
+                const Buffer& stats, const Buffer& counts) {
+  auto y = out.download<float>();
+  auto s = stats.download<float>();
+  auto c = counts.download<std::int32_t>();
+  double worst = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = x.data() + r * cols;
+    double mx = -std::numeric_limits<double>::infinity(), mn = -mx, sum = 0;
+    std::int32_t positive = 0;
+    for (std::int64_t j = 0; j < cols; ++j) {
+      mx = std::max(mx, double(row[j]));
+      mn = std::min(mn, double(row[j]));
+      positive += row[j] > 0;
+    }
+    for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
+    for (std::int64_t j = 0; j < cols; ++j) {
+      double want = std::exp(double(row[j]) - mx) / sum;
+      worst = std::max(worst, std::abs(y[static_cast<std::size_t>(r * cols + j)] - want) / want);
+    }
+    CHECK(s[static_cast<std::size_t>(2 * r)] == float(mx));
+    CHECK(s[static_cast<std::size_t>(2 * r + 1)] == float(mn));
+    CHECK(c[static_cast<std::size_t>(r)] == positive);
+  }
+  CHECK(worst < 1e-5);
+}
+
+}  // namespace
 
 TEST_CASE("cluster reductions combine one value per program across each cluster") {
   if (backend() == Backend::cuda && device_properties().cc_major < 9) {
@@ -36,29 +70,7 @@ TEST_CASE("cluster reductions combine one value per program across each cluster"
       cluster_rows().launch({static_cast<std::uint64_t>(cluster * n_clusters)},
                             {out, stats, counts, in, rows, cols, block, cluster}, options());
       finish();
-      auto y = out.download<float>();
-      auto s = stats.download<float>();
-      auto c = counts.download<std::int32_t>();
-      double worst = 0;
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const float* row = x.data() + r * cols;
-        double mx = -std::numeric_limits<double>::infinity(), mn = -mx, sum = 0;
-        std::int32_t positive = 0;
-        for (std::int64_t j = 0; j < cols; ++j) {
-          mx = std::max(mx, double(row[j]));
-          mn = std::min(mn, double(row[j]));
-          positive += row[j] > 0;
-        }
-        for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
-        for (std::int64_t j = 0; j < cols; ++j) {
-          double want = std::exp(double(row[j]) - mx) / sum;
-          worst = std::max(worst, std::abs(y[static_cast<std::size_t>(r * cols + j)] - want) / want);
-        }
-        CHECK(s[static_cast<std::size_t>(2 * r)] == float(mx));
-        CHECK(s[static_cast<std::size_t>(2 * r + 1)] == float(mn));
-        CHECK(c[static_cast<std::size_t>(r)] == positive);
-      }
-      CHECK(worst < 1e-5);
+      check_rows(x, rows, cols, out, stats, counts);
     }
   }
 }
@@ -94,4 +106,60 @@ TEST_CASE("persistent_grid gives whole clusters for a cluster kernel") {
   CHECK(grid >= 4);
   CHECK(grid <= 400);
   CHECK(persistent_grid(k, 1) == 4);  // one row: one cluster
+}
+
+TEST_CASE("group reductions combine one value per program across each group, and leave the barriers zeroed") {
+  const std::int64_t block = 64, rows = 5;
+  for (std::int64_t group : {1, 2, 3, 16, 40}) {
+    for (std::int64_t n_groups : {1, 2}) {  // 2: groups loop over 3 or 2 rows
+      CAPTURE(group);
+      CAPTURE(n_groups);
+      const std::int64_t cols = group * block - 21;  // a masked tail in the last program
+      auto x = random_floats(static_cast<std::size_t>(rows * cols), -4.0f, 4.0f, static_cast<unsigned>(group + 7));
+      Buffer in = buffer(DType::f32, x.size()), out = buffer(DType::f32, x.size());
+      Buffer stats = buffer(DType::f32, 2 * rows), counts = buffer(DType::i32, rows);
+      const auto programs = static_cast<std::uint64_t>(group * n_groups);
+      Buffer workspace = buffer(DType::i32, group_workspace_bytes(programs, group) / 4);
+      workspace.fill_bytes(0);
+      in.upload(x);
+      out.fill_bytes(0xff);
+      for (int launch = 0; launch < 2; ++launch) {  // the second launch starts from the first one's barriers
+        group_rows().launch({programs}, {out, stats, counts, in, workspace, rows, cols, block, group}, options());
+        finish();
+        check_rows(x, rows, cols, out, stats, counts);
+      }
+      // Every group's counter (byte 0 of its part) is back to zero.
+      auto ws = workspace.download<std::int32_t>();
+      for (std::uint64_t g = 0; g < programs / static_cast<std::uint64_t>(group); ++g)
+        CHECK(ws[g * group_workspace_stride(group) / 4] == 0);
+    }
+  }
+}
+
+TEST_CASE("a grid that does not divide into groups is refused with the group size named") {
+  Buffer in = buffer(DType::f32, 512), out = buffer(DType::f32, 512);
+  Buffer stats = buffer(DType::f32, 2), counts = buffer(DType::i32, 1);
+  Buffer workspace = buffer(DType::i32, group_workspace_bytes(8, 4) / 4);
+  CHECK_THROWS_WITH_AS(group_rows().launch({6}, {out, stats, counts, in, workspace, 1, 512, 128, 4}, options()),
+                       doctest::Contains("grid.x = 6 is not a multiple of the group size 4"), UserError);
+}
+
+TEST_CASE("persistent_grid gives whole groups for a group kernel") {
+  std::vector<Arg> args = {Pointer{0x1000, DType::f32, memory()},
+                           Pointer{0x2000, DType::f32, memory()},
+                           Pointer{0x3000, DType::i32, memory()},
+                           Pointer{0x4000, DType::f32, memory()},
+                           Pointer{0x5000, DType::i32, memory()},
+                           std::int64_t{100},
+                           std::int64_t{512},
+                           std::int64_t{128},
+                           std::int64_t{3}};
+  const CompiledKernel& k = group_rows().compile(args, compile_options());
+  CHECK(k.metadata().group_size == 3);
+  CHECK(k.metadata().cluster_size == 1);
+  std::uint64_t grid = persistent_grid(k, 100);
+  CHECK(grid % 3 == 0);
+  CHECK(grid >= 3);
+  CHECK(grid <= 300);
+  CHECK(persistent_grid(k, 1) == 3);  // one row: one group
 }

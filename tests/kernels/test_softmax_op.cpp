@@ -204,6 +204,34 @@ TEST_CASE("softmax op: rows over thread-block clusters, across slice and cluster
                        doctest::Contains("the cluster size (splits) must be 2 to 16"), Error);
 }
 
+TEST_CASE("softmax op: rows over groups of programs, across slice and group boundaries") {
+  // As the cluster cases, through global memory: groups larger than a cluster (40), slices in
+  // registers and walked twice (64 x the group below the row), masked tails and empty slices.
+  for (std::int64_t n : {1, 63, 64, 65, 129, 1001, 2560, 2561, 9000})
+    for (std::int64_t group : {2, 3, 40})
+      check({.rows = 6, .cols = n, .config = forced(SoftmaxStrategy::group, 64, 1, group)});
+  check({.rows = 7,
+         .cols = 3000,
+         .in_type = DType::bf16,
+         .out_type = DType::bf16,
+         .config = forced(SoftmaxStrategy::group, 128, 1, 24)});
+  check({.rows = 6,
+         .cols = 3000,
+         .in_stride = 3003,
+         .out_stride = 3001,
+         .in_offset = 1,
+         .out_offset = 1,
+         .log = true,
+         .config = forced(SoftmaxStrategy::group, 64, 1, 33)});
+  ops::SoftmaxOptions o;
+  o.config = forced(SoftmaxStrategy::group, 64, 1, 5000);
+  CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
+                       doctest::Contains("the group size (splits) must be 2 to 4096"), Error);
+  o.config = SoftmaxConfig{SoftmaxStrategy::group, 64, 4, 1, 1, 4, ops::SoftmaxGrid::per_row};
+  CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
+                       doctest::Contains("a group's programs must all be resident"), Error);
+}
+
 TEST_CASE("softmax op: persistent grids with the next row's loads in flight, and one program per row") {
   // Enough rows that a persistent GPU grid walks several per program (a few thousand programs fit).
   const std::int64_t rows = 9001;

@@ -15,6 +15,9 @@
 //    row's max and sum combined across the cluster (tl::cluster_*). When block x cluster size
 //    covers the row each program holds its slice in registers (one read, one write); else each
 //    walks its slice twice (online max and sum, then normalize), the second pass from L2.
+//  - group: as cluster, over a group of up to 4096 programs exchanging through global memory
+//    (tl::group_*) in one cooperative launch: rows wider than 16 programs' registers kept on
+//    chip, or walked by many programs; any CUDA GPU.
 // The configuration comes from, in order: SoftmaxOptions::config (forced), the autotuner's file
 // for this device (tilejit/ops/softmax_autotune.h), the built-in table (hand-derived starting
 // points; see softmax_table.cpp).
@@ -30,9 +33,9 @@
 
 namespace tilejit::ops {
 
-enum class SoftmaxStrategy { automatic, rows_2d, row_in_registers, online, split_row, cluster };
+enum class SoftmaxStrategy { automatic, rows_2d, row_in_registers, online, split_row, cluster, group };
 
-/// "automatic", "rows_2d", "row_in_registers", "online", "split_row" or "cluster".
+/// "automatic", "rows_2d", "row_in_registers", "online", "split_row", "cluster" or "group".
 const char* strategy_name(SoftmaxStrategy s);
 /// The inverse of strategy_name; false for an unknown name.
 bool parse_strategy(std::string_view name, SoftmaxStrategy& out);
@@ -56,15 +59,16 @@ bool parse_grid(std::string_view name, SoftmaxGrid& out);
 struct SoftmaxConfig {
   SoftmaxStrategy strategy = SoftmaxStrategy::automatic;
   /// Columns per block, a power of two. rows_2d: BLOCK_COLS (>= cols); row_in_registers: the
-  /// whole row (>= cols); online and split_row: columns per loop step; cluster: columns per
-  /// program when block * splits >= cols, else per loop step over the program's slice.
+  /// whole row (>= cols); online and split_row: columns per loop step; cluster and group: columns
+  /// per program when block * splits >= cols, else per loop step over the program's slice.
   std::int64_t block = 0;
   int num_warps = 4;
   int num_stages = 1;
-  std::int64_t rows_per_program = 1;           ///< rows_2d: ROWS, a power of two
-  std::int64_t splits = 1;                     ///< split_row: programs per row; cluster: the cluster size
-  SoftmaxGrid grid = SoftmaxGrid::persistent;  ///< split_row: always one program per (chunk, row); cluster: per_row is
-                                               ///< one cluster per row
+  std::int64_t rows_per_program = 1;  ///< rows_2d: ROWS, a power of two
+  std::int64_t splits = 1;            ///< split_row: programs per row; cluster, group: the cluster (group) size
+  /// split_row: always one program per (chunk, row); cluster: per_row is one cluster per row;
+  /// group: always persistent (its programs must all be resident).
+  SoftmaxGrid grid = SoftmaxGrid::persistent;
   bool operator==(const SoftmaxConfig&) const = default;
 };
 

@@ -7,9 +7,10 @@
 // on the GPU and one program per row (block) on the CPU. Per-element exponentials are
 // tl::exp_fast (arguments x - max <= 0); scalar ones keep tl::exp.
 //
-// Rows split across programs exchange their partial max and sum two ways: split_row through a
+// Rows split across programs exchange their partial max and sum three ways: split_row through a
 // small global workspace and a second launch (any number of programs per row), cluster through
-// the distributed shared memory of a thread-block cluster (tl::cluster_*, at most 16 programs).
+// the distributed shared memory of a thread-block cluster (tl::cluster_*, at most 16 programs),
+// group through global memory within one cooperative launch (tl::group_*, up to 4096 programs).
 #pragma once
 
 #include "tilejit/kernel.h"
@@ -160,47 +161,102 @@ inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::P
   detail::normalize_range(row_out, row_in, begin, end, BLOCK, row_max, row_sum, LOG);
 }
 
-/// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
-/// cluster: program `rank` holds columns [rank * BLOCK, (rank + 1) * BLOCK) in registers, the
-/// cluster combines the row's max and then its sum, and each program writes its slice — one
-/// read and one write, like row_in_registers. Clusters walk the rows grid-stride.
-inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
-                                      tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr CLUSTER, tl::Constexpr LOG,
-                                      tl::Constexpr WIDE, tl::Constexpr NUM_STAGES) {
-  auto rank = tl::program_id(0) % CLUSTER;
-  auto clusters = tl::num_programs(0) / CLUSTER;
-  tl::for_range(tl::program_id(0) / CLUSTER, n_rows, clusters, {.num_stages = NUM_STAGES}, [&](tl::Int row) {
-    auto cols = rank * BLOCK + tl::arange(0, BLOCK);
+namespace detail {
+
+/// How the programs sharing a row (a thread-block cluster, or a group exchanging through global
+/// memory) combine one scalar each.
+struct ClusterExchange {
+  std::int64_t size;
+  tl::Tensor max(const tl::Tensor& x) const { return tl::cluster_max(x, size); }
+  tl::Tensor sum(const tl::Tensor& x) const { return tl::cluster_sum(x, size); }
+};
+struct GroupExchange {
+  std::int64_t size;
+  const tl::Ptr& workspace;
+  tl::Tensor max(const tl::Tensor& x) const { return tl::group_max(x, size, workspace); }
+  tl::Tensor sum(const tl::Tensor& x) const { return tl::group_sum(x, size, workspace); }
+};
+
+/// A row over the `set.size` programs of its set: program `rank` holds columns
+/// [rank * BLOCK, (rank + 1) * BLOCK) in registers, the set combines the row's max and then its
+/// sum, and each program writes its slice — one read and one write, like row_in_registers. Sets
+/// walk the rows grid-stride.
+template <class Exchange>
+void row_slices_in_registers(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
+                             const tl::Int& n_rows, const tl::Int& n_cols, std::int64_t block, std::int64_t log,
+                             std::int64_t wide, std::int64_t num_stages, const Exchange& set) {
+  auto rank = tl::program_id(0) % set.size;
+  auto sets = tl::num_programs(0) / set.size;
+  tl::for_range(tl::program_id(0) / set.size, n_rows, sets, {.num_stages = num_stages}, [&](tl::Int row) {
+    auto cols = rank * block + tl::arange(0, block);
     auto mask = cols < n_cols;
-    auto x = tl::load(in + detail::row_offset(row, in_stride, WIDE) + cols, mask, -tl::inf).to(DType::f32);
-    auto row_max = tl::cluster_max(tl::max(x, 0), CLUSTER);
-    auto row_sum = tl::cluster_sum(tl::sum(tl::exp_fast(x - row_max), 0), CLUSTER);
-    tl::store(out + detail::row_offset(row, out_stride, WIDE) + cols, detail::normalize(x, row_max, row_sum, LOG),
-              mask);
+    auto x = tl::load(in + row_offset(row, in_stride, wide) + cols, mask, -tl::inf).to(DType::f32);
+    auto row_max = set.max(tl::max(x, 0));
+    auto row_sum = set.sum(tl::sum(tl::exp_fast(x - row_max), 0));
+    tl::store(out + row_offset(row, out_stride, wide) + cols, normalize(x, row_max, row_sum, log), mask);
   });
 }
 
-/// Rows too wide for a cluster's registers: program `rank` of the row's cluster walks its slice
-/// [rank * slice, (rank + 1) * slice) BLOCK at a time for the slice's online max and sum, the
-/// cluster combines them, and a second pass over the slice normalizes. With a cluster per row
-/// only (clusters in flight) rows are open at once, so the second pass finds its slice in L2
-/// where one program per row would have far more rows open than L2 holds.
+/// Rows too wide for a set's registers: program `rank` walks its slice [rank * slice, (rank + 1)
+/// * slice) BLOCK at a time for the slice's online max and sum, the set combines them, and a
+/// second pass over the slice normalizes. With one set per row only (sets in flight) rows are
+/// open at once, so the second pass finds its slice in L2 where one program per row would have
+/// far more rows open than L2 holds.
+template <class Exchange>
+void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
+                       const tl::Int& n_rows, const tl::Int& n_cols, const tl::Int& slice, std::int64_t block,
+                       std::int64_t log, std::int64_t wide, const Exchange& set) {
+  auto rank = tl::program_id(0) % set.size;
+  auto sets = tl::num_programs(0) / set.size;
+  tl::for_range(tl::program_id(0) / set.size, n_rows, sets, [&](tl::Int row) {
+    auto row_in = in + row_offset(row, in_stride, wide);
+    auto row_out = out + row_offset(row, out_stride, wide);
+    auto begin = rank * slice;
+    auto end = tl::minimum(begin + slice, n_cols);
+    auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block);
+    auto row_max = set.max(slice_max);
+    // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
+    auto row_sum = set.sum(slice_sum * tl::exp(slice_max - row_max));
+    normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
+  });
+}
+
+}  // namespace detail
+
+/// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
+/// cluster (sm_90, at most 16), each holding BLOCK columns (detail::row_slices_in_registers).
+inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
+                                      tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr CLUSTER, tl::Constexpr LOG,
+                                      tl::Constexpr WIDE, tl::Constexpr NUM_STAGES) {
+  detail::row_slices_in_registers(out, in, in_stride, out_stride, n_rows, n_cols, BLOCK, LOG, WIDE, NUM_STAGES,
+                                  detail::ClusterExchange{CLUSTER});
+}
+
+/// Rows too wide for a cluster's registers: each program of the row's cluster walks its slice
+/// twice (detail::row_slices_walked).
 inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride,
                                              tl::Int n_rows, tl::Int n_cols, tl::Int slice, tl::Constexpr BLOCK,
                                              tl::Constexpr CLUSTER, tl::Constexpr LOG, tl::Constexpr WIDE) {
-  auto rank = tl::program_id(0) % CLUSTER;
-  auto clusters = tl::num_programs(0) / CLUSTER;
-  tl::for_range(tl::program_id(0) / CLUSTER, n_rows, clusters, [&](tl::Int row) {
-    auto row_in = in + detail::row_offset(row, in_stride, WIDE);
-    auto row_out = out + detail::row_offset(row, out_stride, WIDE);
-    auto begin = rank * slice;
-    auto end = tl::minimum(begin + slice, n_cols);
-    auto [slice_max, slice_sum] = detail::online_max_sum(row_in, begin, end, BLOCK);
-    auto row_max = tl::cluster_max(slice_max, CLUSTER);
-    // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
-    auto row_sum = tl::cluster_sum(slice_sum * tl::exp(slice_max - row_max), CLUSTER);
-    detail::normalize_range(row_out, row_in, begin, end, BLOCK, row_max, row_sum, LOG);
-  });
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE,
+                            detail::ClusterExchange{CLUSTER});
+}
+
+/// As softmax_cluster_op, over GROUP programs of any number (up to 4096) and on any GPU: they
+/// exchange through `workspace` in global memory (tl::group_*; a cooperative, persistent launch).
+inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride, tl::Int out_stride,
+                                    tl::Int n_rows, tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr GROUP,
+                                    tl::Constexpr LOG, tl::Constexpr WIDE, tl::Constexpr NUM_STAGES) {
+  detail::row_slices_in_registers(out, in, in_stride, out_stride, n_rows, n_cols, BLOCK, LOG, WIDE, NUM_STAGES,
+                                  detail::GroupExchange{GROUP, workspace});
+}
+
+/// As softmax_cluster_online_op, over a group (see softmax_group_op_kernel).
+inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
+                                           tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
+                                           tl::Constexpr BLOCK, tl::Constexpr GROUP, tl::Constexpr LOG,
+                                           tl::Constexpr WIDE) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE,
+                            detail::GroupExchange{GROUP, workspace});
 }
 
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -213,6 +269,10 @@ using SoftmaxClusterKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int,
                                     tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                           tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
+                                  tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxGroupOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int,
+                                        tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                            tl::Constexpr, tl::Constexpr, tl::Constexpr>;
@@ -223,6 +283,8 @@ const SoftmaxRowKernel& softmax_row_op();
 const SoftmaxOnlineKernel& softmax_online_op();
 const SoftmaxClusterKernel& softmax_cluster_op();
 const SoftmaxClusterOnlineKernel& softmax_cluster_online_op();
+const SoftmaxGroupKernel& softmax_group_op();
+const SoftmaxGroupOnlineKernel& softmax_group_online_op();
 const SoftmaxSplitPartialsKernel& softmax_split_partials();
 const SoftmaxSplitNormalizeKernel& softmax_split_normalize();
 

@@ -24,7 +24,8 @@ Emitter::Emitter(const ir::Function& f, const CudaCodegenOptions& options)
       plan_(assign_layouts(f, options.num_warps)),
       axes_(passes::analyze_axes(f)),
       numbers_(ir::value_numbers(f)),
-      cluster_size_(ir::cluster_size(f)) {
+      cluster_size_(ir::cluster_size(f)),
+      group_size_(ir::group_size(f)) {
   index_definitions(f.body, def_);
 }
 
@@ -171,6 +172,7 @@ CudaKernelSource Emitter::run() {
   line("extern __shared__ __align__(16) unsigned char tj_smem[];");
   line("(void)tj_lane; (void)tj_warp; (void)tj_smem;");
   out_ += cluster_prologue();
+  out_ += group_prologue();
   const std::size_t constants_at = out_.size();
   region(f_.body);
   if (reduction_buffer_bytes_ > 0 || conversion_bytes_ > 0)  // known only now that the body is out
@@ -178,6 +180,7 @@ CudaKernelSource Emitter::run() {
                 fmt::format("  constexpr int tj_reduction_buffer_bytes = {};\n", reduction_buffer_bytes_));
   body.swap(out_);
   out_ = prelude();
+  out_ += group_helpers();
   out_ += fmt::format("\n// kernel {}: {} warps\n", f_.name, options_.num_warps);
   // Clusters are compiled in, so a plain launch runs the kernel in clusters.
   std::string cluster_dims = cluster_size_ > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", cluster_size_) : "";
@@ -201,6 +204,7 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::store: return store_op(op);
     case ir::OpKind::reduce: return reduce_op(op);
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
+    case ir::OpKind::group_reduce: return group_reduce_op(op);
     default: break;
   }
   ir::ValueId res = op.results.at(0);

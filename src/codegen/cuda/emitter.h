@@ -65,6 +65,11 @@ class Emitter {
   /// cluster_reduce (cluster.cpp), and the declarations it needs at the top of the kernel.
   void cluster_reduce_op(const ir::Op& op);
   std::string cluster_prologue() const;
+  /// group_reduce (group.cpp): the op, the barrier function it calls (emitted before the
+  /// kernel) and its declarations at the top of the kernel. All empty without group reductions.
+  void group_reduce_op(const ir::Op& op);
+  std::string group_helpers() const;
+  std::string group_prologue() const;
   void loop_op(const ir::Op& op);
   std::string convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
   /// Shared memory layout: [reduction buffer 0 | reduction buffer 1 | layout conversions].
@@ -92,6 +97,7 @@ class Emitter {
   int reduction_buffer_bytes_ = 0;  // size of each of the two reduction buffers
   int conversion_bytes_ = 0;
   int cluster_size_ = 1;  // blocks per cluster (ir::cluster_size), 1 without cluster reductions
+  int group_size_ = 1;    // blocks per group (ir::group_size), 1 without group reductions
   std::string last_loc_;
   std::string pending_loc_;
 };

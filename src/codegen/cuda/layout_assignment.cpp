@@ -12,6 +12,7 @@ bool can_be_free(ir::OpKind k) {
     case ir::OpKind::load:
     case ir::OpKind::reduce:
     case ir::OpKind::cluster_reduce:
+    case ir::OpKind::group_reduce:
     case ir::OpKind::store:
     case ir::OpKind::for_range:
     case ir::OpKind::yield: return false;

@@ -109,7 +109,8 @@ void Lowering::scalar_op(const ir::Op& op) {
       return;
     case ir::OpKind::load: scalar_load(op); return;
     case ir::OpKind::store: scalar_store(op); return;
-    case ir::OpKind::cluster_reduce: scalars_[op.results[0]] = cluster_reduce(op); return;
+    case ir::OpKind::cluster_reduce:
+    case ir::OpKind::group_reduce: scalars_[op.results[0]] = cluster_reduce(op); return;
     default: break;
   }
   std::vector<llvm::Value*> args;
@@ -118,7 +119,8 @@ void Lowering::scalar_op(const ir::Op& op) {
 }
 
 // The runtime meets the cluster's other programs (running on other threads) at a barrier and
-// returns the reduction (runtime/cpu/cluster.h); a cluster of one needs no call.
+// returns the reduction (runtime/cpu/cluster.h); a cluster of one needs no call. A group is run
+// as a cluster on the CPU: its workspace is not needed there.
 llvm::Value* Lowering::cluster_reduce(const ir::Op& op) {
   DType t = type(op.operands[0]).elem;
   llvm::Value* v = scalar(op.operands[0]);

@@ -276,6 +276,8 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::store: return store_op(op);
     case ir::OpKind::reduce: return reduce_op(op);
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
+    case ir::OpKind::group_reduce:  // a spinning barrier in global memory: NVRTC's kernel only
+      throw Unsupported("PTX generation: group reductions (tl::group_*)");
     default: break;
   }
   ir::ValueId res = op.results.at(0);

@@ -1,0 +1,109 @@
+// Reductions across a group of programs through global memory (tl::group_*), for groups larger
+// than a thread-block cluster or GPUs without clusters. The launch is cooperative, so every
+// program of a group is resident and a spinning wait cannot starve the others.
+//
+// Each group owns group_workspace_stride(G) bytes of the workspace: a barrier (a counter at byte
+// 0 and a generation at byte 64) and two sets of G 8-byte slots from byte 128. One exchange:
+// thread 0 writes the block's value into slot <rank> of the current set and waits at the
+// group's barrier; then warp 0 (its lanes wait for lane 0 at a __syncwarp) combines the slots in
+// a fixed order (lane l takes slots l, l + 32, ... then a shuffle tree), so every program gets
+// the same bits. The barrier resets itself (the last arrival zeroes the counter before it
+// advances the generation), so the counters are zero again when the launch ends and the next
+// launch needs no memset. The sets alternate as the cluster slots do (cluster.cpp): a block
+// writes a set again only two exchanges later, after every block has read it.
+#include <fmt/format.h>
+
+#include "codegen/cuda/cuda_types.h"
+#include "codegen/cuda/emitter.h"
+#include "tilejit/kernel.h"
+
+namespace tilejit::codegen::cuda {
+namespace {
+
+// The value that leaves the other operand of a combine unchanged, in compute type `t`.
+std::string identity(ir::ReduceKind k, const std::string& t) {
+  if (k == ir::ReduceKind::sum) return "0";
+  const bool max = k == ir::ReduceKind::max;
+  if (t == "float") return max ? "__int_as_float(0xff800000)" : "__int_as_float(0x7f800000)";
+  if (t == "double")
+    return max ? "__longlong_as_double(0xfff0000000000000LL)" : "__longlong_as_double(0x7ff0000000000000LL)";
+  if (t == "long long") return max ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL";
+  return max ? "(-2147483647 - 1)" : "2147483647";
+}
+
+}  // namespace
+
+std::string Emitter::group_helpers() const {
+  if (group_size_ <= 1) return "";
+  return R"(
+// The barrier of one group of programs (tl::group_*), run by one thread per block. The
+// generation is read before arriving; the last arrival resets the counter, then advances it.
+__device__ __forceinline__ void tj_group_barrier(unsigned char* group, unsigned size) {
+  unsigned* count = reinterpret_cast<unsigned*>(group);
+  volatile unsigned* generation = reinterpret_cast<volatile unsigned*>(group + 64);
+  __threadfence();  // this block's slot, before the arrival
+  const unsigned seen = *generation;
+  __threadfence();  // the read above, before the arrival
+  if (atomicAdd(count, 1u) == size - 1u) {
+    atomicExch(count, 0u);
+    __threadfence();
+    atomicAdd(const_cast<unsigned*>(generation), 1u);
+  } else {
+    while (*generation == seen) {
+    }
+  }
+  __threadfence();  // the other blocks' slots, after the wait
+}
+)";
+}
+
+std::string Emitter::group_prologue() const {
+  if (group_size_ <= 1) return "";
+  return fmt::format(
+      "  __shared__ __align__(8) unsigned char tj_group_result[8];\n"
+      "  unsigned tj_group_turn = 0;\n"
+      "  const unsigned tj_group_rank = blockIdx.x % {}u;\n",
+      group_size_);
+}
+
+void Emitter::group_reduce_op(const ir::Op& op) {
+  ir::ValueId src = op.operands[0], res = op.results[0];
+  DType t = type(src).elem;
+  std::string acc_t = compute_type(t);
+  std::string out_t = storage_type(res);
+  if (group_size_ <= 1) {  // a group of one: the value itself
+    line(fmt::format("{} const {} = {};", out_t, scalar(res), scalar(src)));
+    return;
+  }
+  const int g = group_size_;
+  std::string acc = fresh(value_name(res) + "_acc");
+  line(fmt::format("{} {};", acc_t, acc));
+  line(fmt::format("// group_{} over {} programs, through the workspace", ir::reduce_name(op.attrs.reduce), g));
+  open("");
+  line(fmt::format("unsigned char* tj_group = (unsigned char*)({}) + (unsigned long long)(blockIdx.x / {}u) * {}ull;",
+                   scalar(op.operands[1]), g, group_workspace_stride(g)));
+  line(fmt::format("volatile {}* tj_slots = reinterpret_cast<volatile {}*>(tj_group + 128 + (tj_group_turn & 1) * {});",
+                   acc_t, acc_t, g * 8));
+  line("__syncthreads();  // this block is done with the result of the last exchange");
+  open("if (threadIdx.x == 0)");
+  line(fmt::format("tj_slots[tj_group_rank] = {};", to_compute(t, scalar(src))));
+  line(fmt::format("tj_group_barrier(tj_group, {}u);", g));
+  close();
+  open("if (threadIdx.x < 32)");
+  line("__syncwarp();  // lane 0 is through the barrier: the slots are all written");
+  line(fmt::format("{} tj_part = {};", acc_t, identity(op.attrs.reduce, acc_t)));
+  line(fmt::format("for (int tj_r = threadIdx.x; tj_r < {}; tj_r += 32) tj_part = {};", g,
+                   reduce_combine(op.attrs.reduce, "tj_part", "tj_slots[tj_r]")));
+  line("#pragma unroll");
+  line(fmt::format("for (int tj_d = 16; tj_d > 0; tj_d >>= 1) tj_part = {};",
+                   reduce_combine(op.attrs.reduce, "tj_part", "__shfl_xor_sync(0xffffffffu, tj_part, tj_d)")));
+  line(fmt::format("if (threadIdx.x == 0) *reinterpret_cast<{}*>(tj_group_result) = tj_part;", acc_t));
+  close();
+  line("__syncthreads();");
+  line(fmt::format("{} = *reinterpret_cast<const {}*>(tj_group_result);", acc, acc_t));
+  line("tj_group_turn ^= 1;");
+  close();
+  line(fmt::format("{} const {} = {};", out_t, scalar(res), from_compute(t, acc)));
+}
+
+}  // namespace tilejit::codegen::cuda
