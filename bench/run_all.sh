@@ -9,6 +9,9 @@
 #   latency-cuda    bench-latency with TILEJIT_CODEGEN=cuda, CUDA C + NVRTC (cuda/latency.md)
 #   generators  tilejit's op and seed kernels (and copy) through each generator, cuda, ptx, then
 #               tiered: generators/<generator>/softmax.md
+#   probe       tilejit-softmax once per argument list in PROBES (';'-separated), e.g. forced
+#               configurations: probe.log, and the last line of each (its bandwidth) in probe.md
+#   none        nothing (a tests-only gpu-check run)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +36,16 @@ for bench in ${BENCHES:-softmax latency}; do
         timeout 120 python3 bench/latency_triton.py || echo "(Triton latency measurement failed: exit $?)"
       } | tee -a "$OUT/latency.md" ;;
     sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
+    probe)
+      echo "| arguments | result |" >"$OUT/probe.md"
+      echo "|---|---|" >>"$OUT/probe.md"
+      IFS=';' read -ra probes <<<"${PROBES:-}"
+      for probe in "${probes[@]}"; do
+        # shellcheck disable=SC2086  # each probe is an argument list
+        result=$(timeout 120 "$BUILD/examples/tilejit-softmax" $probe 2>&1 | tee -a "$OUT/probe.log" | tail -n 1)
+        echo "| $probe | $result |" | tee -a "$OUT/probe.md"
+      done ;;
+    none) ;;
     sweep-ptx) TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_ptx.md" ;;
     latency-ptx)
       mkdir -p "$OUT/ptx"
