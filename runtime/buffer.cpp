@@ -143,4 +143,10 @@ void Buffer::fill_bytes(std::uint8_t byte) {
   rt::check(rt::driver().cuMemsetD8(static_cast<CUdeviceptr>(address_), byte, size), "cuMemsetD8");
 }
 
+void Buffer::fill_bytes_async(std::uint8_t byte, StreamHandle stream) {
+  if (memory_ == Memory::host || bytes() == 0) return fill_bytes(byte);
+  rt::make_context_current();
+  rt::check(rt::driver().cuMemsetD8Async(static_cast<CUdeviceptr>(address_), byte, bytes(), stream), "cuMemsetD8Async");
+}
+
 }  // namespace tilejit

@@ -113,6 +113,9 @@ class Buffer {
 
   /// Sets every byte to `byte`, e.g. to poison an output before a kernel writes it.
   void fill_bytes(std::uint8_t byte);
+  /// The same, ordered on `stream` after the work already queued there (asynchronous for device
+  /// memory; host memory is set at once).
+  void fill_bytes_async(std::uint8_t byte, StreamHandle stream);
 
  private:
   void check_elements(std::size_t element_size, std::size_t n, const char* what) const;

@@ -230,12 +230,11 @@ Tensor cluster_sum(const Operand& x, std::int64_t cluster_size);
 // (grid axis 0 a multiple of it), but any size up to 4096 and on any GPU: each program's value
 // goes through `workspace`, a pointer parameter to tilejit::group_workspace_bytes(grid.x,
 // group_size) bytes of global memory, zeroed before its first use. Its barriers are back at zero
-// when a launch ends, so later launches reuse it as it is; launches that share one must not
-// overlap (use one stream). The exchange waits for every program of the group, so the launch
-// runs cooperatively: all its programs must be resident at once (the launch is refused
-// otherwise; tilejit::persistent_grid sizes such a grid). The same loop rules as for clusters
-// apply, with program_id(0) / group_size the group's index. One kernel uses one group size, and
-// not both clusters and groups.
+// when a launch ends, so later launches with the same group size reuse it as it is (zero it again
+// before one with another size); launches that share one must not overlap (use one stream). The exchange waits for
+// every program of the group, so the launch runs cooperatively: all its programs must be resident at once (the launch
+// is refused otherwise; tilejit::persistent_grid sizes such a grid). The same loop rules as for clusters apply, with
+// program_id(0) / group_size the group's index. One kernel uses one group size, and not both clusters and groups.
 Tensor group_max(const Operand& x, std::int64_t group_size, const Operand& workspace);
 Tensor group_min(const Operand& x, std::int64_t group_size, const Operand& workspace);
 Tensor group_sum(const Operand& x, std::int64_t group_size, const Operand& workspace);

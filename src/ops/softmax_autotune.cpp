@@ -287,7 +287,8 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
       for (int w : {8, 16})
         if (b == 16 * 32 * w || b == 32 * 32 * w || (b == 64 * 32 * w && w == 16))
           if (cdiv(cols, b) >= 2 && cdiv(cols, b) <= 2 * parallel)
-            add({SoftmaxStrategy::group, b, w, 1, 1, cdiv(cols, b), persistent});
+            for (int s : {1, 2})  // 2: the next row's loads in flight across the exchanges (<= 32 values a thread)
+              if (s == 1 || b <= 32 * 32 * w) add({SoftmaxStrategy::group, b, w, s, 1, cdiv(cols, b), persistent});
     for (std::int64_t group : {std::int64_t{32}, std::int64_t{64}, parallel, 2 * parallel})
       for (std::int64_t b : {4096, 8192})
         for (int w : {8, 16})

@@ -19,8 +19,9 @@ namespace tilejit::ops::detail {
 namespace {
 
 // What a workspace holds: split_row's partials (rows x splits x {max, sum} in f32), or the
-// group strategy's barriers and slots (tl::group_*), which must start zeroed; the barriers are
-// back at zero when each launch ends.
+// group strategy's barriers and slots (tl::group_*). The barriers must start zeroed, and are back
+// at zero when a launch ends, but only where that launch's group size puts them: a launch with
+// another group size finds its counters where slots were, so the buffer is zeroed again first.
 enum class WorkspaceUse { split_partials, group_barriers };
 
 // One buffer per use, memory kind and stream, grown on demand: launches on one stream run in
@@ -28,23 +29,32 @@ enum class WorkspaceUse { split_partials, group_barriers };
 // buffer until the kernels are enqueued, so a concurrent growth cannot free it under them.
 class Workspaces {
  public:
+  /// `layout`: group_barriers: the group size of the launch about to use it.
   template <class Use>
-  void with(WorkspaceUse what, Memory memory, StreamHandle stream, std::size_t floats, Use&& use) {
+  void with(WorkspaceUse what, Memory memory, StreamHandle stream, std::size_t floats, std::int64_t layout, Use&& use) {
     std::lock_guard lock(mutex_);
-    Buffer& b = buffers_[{what, memory, stream}];
-    if (b.count() < floats) {
+    Entry& e = entries_[{what, memory, stream}];
+    if (e.buffer.count() < floats) {
       // The old buffer may still be used by kernels in flight on this stream: wait for them
       // before it is freed. Growth is rare (sizes only go up), so the wait is too.
-      if (memory == Memory::device && b.count() > 0) synchronize();
-      b = Buffer(DType::f32, std::max(floats, 2 * b.count()), memory);
-      if (what == WorkspaceUse::group_barriers) b.upload(std::vector<float>(b.count(), 0.0f));
+      if (memory == Memory::device && e.buffer.count() > 0) synchronize();
+      e.buffer = Buffer(DType::f32, std::max(floats, 2 * e.buffer.count()), memory);
+      e.layout = -1;
     }
-    use(Pointer{b.address(), DType::f32, memory});
+    if (what == WorkspaceUse::group_barriers && e.layout != layout) {
+      e.buffer.fill_bytes_async(0, stream);  // after the launches before it on this stream
+      e.layout = layout;
+    }
+    use(Pointer{e.buffer.address(), DType::f32, memory});
   }
 
  private:
+  struct Entry {
+    Buffer buffer;
+    std::int64_t layout = -1;  // group_barriers: the group size its zeroed counters are laid out for
+  };
   std::mutex mutex_;
-  std::map<std::tuple<WorkspaceUse, Memory, StreamHandle>, Buffer> buffers_;
+  std::map<std::tuple<WorkspaceUse, Memory, StreamHandle>, Entry> entries_;
 };
 
 Workspaces& workspaces() {
@@ -104,7 +114,7 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
     return;
   }
   const LaunchOptions launch = launch_options(stream, cpu_threads);
-  workspaces().with(WorkspaceUse::split_partials, memory, stream, static_cast<std::size_t>(p.rows * splits * 2),
+  workspaces().with(WorkspaceUse::split_partials, memory, stream, static_cast<std::size_t>(p.rows * splits * 2), 0,
                     [&](Pointer ws) {
                       auto [partial_args, args] = args_for(ws);
                       Grid grid(static_cast<std::uint64_t>(splits), static_cast<std::uint64_t>(p.rows));
@@ -144,7 +154,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const CompiledKernel& k = *kernel_for(Pointer{0x10000, DType::f32, memory}).first;
   const std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
   const std::uint64_t bytes = group_workspace_bytes(programs, c.splits);
-  workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)),
+  workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)), c.splits,
                     [&](Pointer ws) {
                       auto [kernel, args] = kernel_for(ws);
                       kernel->launch(Grid(programs), args, launch_options(stream, cpu_threads));

@@ -35,24 +35,25 @@ std::string identity(ir::ReduceKind k, const std::string& t) {
 
 std::string Emitter::group_helpers() const {
   if (group_size_ <= 1) return "";
+  // Release / acquire at GPU scope instead of full fences: the arrival releases this block's slot
+  // (and orders the generation's read before it), the wait acquires every other block's.
   return R"(
 // The barrier of one group of programs (tl::group_*), run by one thread per block. The
 // generation is read before arriving; the last arrival resets the counter, then advances it.
 __device__ __forceinline__ void tj_group_barrier(unsigned char* group, unsigned size) {
   unsigned* count = reinterpret_cast<unsigned*>(group);
-  volatile unsigned* generation = reinterpret_cast<volatile unsigned*>(group + 64);
-  __threadfence();  // this block's slot, before the arrival
-  const unsigned seen = *generation;
-  __threadfence();  // the read above, before the arrival
-  if (atomicAdd(count, 1u) == size - 1u) {
-    atomicExch(count, 0u);
-    __threadfence();
-    atomicAdd(const_cast<unsigned*>(generation), 1u);
+  unsigned* generation = reinterpret_cast<unsigned*>(group + 64);
+  unsigned seen, arrived, now;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(generation) : "memory");
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(count) : "memory");
+  if (arrived == size - 1u) {
+    asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" ::"l"(count) : "memory");
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(generation) : "memory");
   } else {
-    while (*generation == seen) {
-    }
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(generation) : "memory");
+    } while (now == seen);
   }
-  __threadfence();  // the other blocks' slots, after the wait
 }
 )";
 }
