@@ -37,9 +37,6 @@ constexpr std::int64_t kMinSplitSteps = 2;
 // tuned: 8192 columns per program over 16 warps (16 per thread), 16384 past 16 such programs.
 constexpr std::int64_t kMaxClusterSize = 16;
 constexpr std::int64_t kClusterBlock = 8192;
-// Groups (tl::group_*) hold wider rows in more programs' registers. Hypothesis until tuned: 16384
-// columns per program over 16 warps, as the cluster strategy's best at 4096 x 65536.
-constexpr std::int64_t kGroupBlock = 16384;
 
 }  // namespace
 
@@ -110,17 +107,8 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
     c.num_warps = 16;
     return c;
   }
-  // Few rows past a cluster's registers: a group of programs holding 16384 columns each, while a
-  // row needs at most one program per SM (two fit on one at 16 warps).
-  const std::int64_t group = cdiv(cols, kGroupBlock);
-  if (backend == Backend::cuda && group > kMaxClusterSize && group <= parallel &&
-      rows < 2 * static_cast<std::int64_t>(parallel)) {
-    c.strategy = SoftmaxStrategy::group;
-    c.block = kGroupBlock;
-    c.splits = group;
-    c.num_warps = 16;
-    return c;
-  }
+  // (No group here: on the H200 every group configuration tried for few wide rows ran slower than
+  // split_row or the walking clusters, bench/results/group_probes_*.md. The tuner still tries them.)
   if (rows >= 2 * static_cast<std::int64_t>(parallel) || rows > 65535) {
     c.strategy = SoftmaxStrategy::online;
     c.block = kOnlineBlock;

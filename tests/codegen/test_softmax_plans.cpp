@@ -18,9 +18,9 @@ TEST_CASE("compile_softmax: every band's CUDA kernels compile without spilling")
     std::int64_t rows, cols;
     std::size_t kernels;
   };
-  // (1 x 1M: a group of 64 programs holding 16384 columns each; 16 x 4M: split_row's two kernels.)
+  // (Few wide rows: split_row's two kernels.)
   for (Case c :
-       {Case{65536, 128, 1}, Case{4096, 4096, 1}, Case{4096, 65536, 1}, Case{1, 1 << 20, 1}, Case{16, 4 << 20, 2}})
+       {Case{65536, 128, 1}, Case{4096, 4096, 1}, Case{4096, 65536, 1}, Case{1, 1 << 20, 2}, Case{16, 4 << 20, 2}})
     for (DType t : {DType::f32, DType::bf16}) {
       CAPTURE(c.rows);
       CAPTURE(c.cols);
