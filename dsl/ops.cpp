@@ -107,8 +107,8 @@ Tensor reduction(ir::ReduceKind kind, const char* name, const Operand& x, int ax
   return tr.make(tr.at(x.loc()).reduce(v, axis, kind));
 }
 
-Tensor cluster_reduction(ir::ReduceKind kind, const char* name, const Operand& x, std::int64_t cluster_size) {
-  Tracer& tr = tracer(x);
+// The value one program passes to a cluster or group reduction: a scalar number.
+int exchanged_value(Tracer& tr, const char* name, const Operand& x) {
   int v = detail::value_of(tr, x);
   const auto& t = tr.type(v);
   if (t.is_ptr || t.is_bool())
@@ -118,36 +118,50 @@ Tensor cluster_reduction(ir::ReduceKind kind, const char* name, const Operand& x
                                 "tl::max(x, 0))",
                                 name, describe(tr, v)),
                     x.loc());
-  if (cluster_size < 1 || cluster_size > ir::kMaxClusterSize)
+  return v;
+}
+
+void check_size(const char* name, const char* what, std::int64_t size, int most, const Operand& at) {
+  if (size < 1 || size > most)
+    throw UserError(fmt::format("{}: {} size {} is out of range (1 to {} programs)", name, what, size, most), at.loc());
+}
+
+int workspace_value(Tracer& tr, const char* name, const Operand& workspace, const Operand& at) {
+  int ws = detail::value_of(tr, workspace);
+  const auto& wt = tr.type(ws);
+  if (!wt.is_ptr || !wt.is_scalar())
     throw UserError(
-        fmt::format("{}: cluster size {} is out of range (1 to {} programs)", name, cluster_size, ir::kMaxClusterSize),
-        x.loc());
+        fmt::format("{}: the workspace must be a pointer parameter (a tl::Ptr), got {}", name, describe(tr, ws)),
+        at.loc());
+  return ws;
+}
+
+Tensor cluster_reduction(ir::ReduceKind kind, const char* name, const Operand& x, std::int64_t cluster_size) {
+  Tracer& tr = tracer(x);
+  int v = exchanged_value(tr, name, x);
+  check_size(name, "cluster", cluster_size, ir::kMaxClusterSize, x);
   return tr.make(tr.at(x.loc()).cluster_reduce(v, static_cast<int>(cluster_size), kind));
 }
 
 Tensor group_reduction(ir::ReduceKind kind, const char* name, const Operand& x, std::int64_t group_size,
                        const Operand& workspace) {
   Tracer& tr = tracer(x);
-  int v = detail::value_of(tr, x);
-  const auto& t = tr.type(v);
-  if (t.is_ptr || t.is_bool())
-    throw UserError(fmt::format("{}: needs a number, got {}", name, describe(tr, v)), x.loc());
-  if (!t.is_scalar())
-    throw UserError(fmt::format("{}: reduces one scalar per program, got the block {} (reduce it first, e.g. "
-                                "tl::max(x, 0))",
-                                name, describe(tr, v)),
-                    x.loc());
-  if (group_size < 1 || group_size > ir::kMaxGroupSize)
-    throw UserError(
-        fmt::format("{}: group size {} is out of range (1 to {} programs)", name, group_size, ir::kMaxGroupSize),
-        x.loc());
-  int ws = detail::value_of(tr, workspace);
-  const auto& wt = tr.type(ws);
-  if (!wt.is_ptr || !wt.is_scalar())
-    throw UserError(
-        fmt::format("{}: the workspace must be a pointer parameter (a tl::Ptr), got {}", name, describe(tr, ws)),
-        x.loc());
+  int v = exchanged_value(tr, name, x);
+  check_size(name, "group", group_size, ir::kMaxGroupSize, x);
+  int ws = workspace_value(tr, name, workspace, x);
   return tr.make(tr.at(x.loc()).group_reduce(v, ws, static_cast<int>(group_size), kind));
+}
+
+// cluster_softmax_stats / group_softmax_stats (workspace: kNoValue for a cluster).
+std::pair<Tensor, Tensor> softmax_stats(const char* name, const Operand& max, const Operand& sum, std::int64_t size,
+                                        const Operand* workspace) {
+  Tracer& tr = tracer(max);
+  int m = detail::cast_value(tr, exchanged_value(tr, name, max), DType::f32, max.loc());
+  int s = detail::cast_value(tr, exchanged_value(tr, name, sum), DType::f32, sum.loc());
+  check_size(name, workspace ? "group" : "cluster", size, workspace ? ir::kMaxGroupSize : ir::kMaxClusterSize, max);
+  int ws = workspace ? workspace_value(tr, name, *workspace, max) : ir::kNoValue;
+  auto [row_max, row_sum] = tr.at(max.loc()).softmax_stats(m, s, static_cast<int>(size), ws);
+  return {tr.make(row_max), tr.make(row_sum)};
 }
 
 }  // namespace
@@ -400,6 +414,13 @@ Tensor cluster_min(const Operand& x, std::int64_t cluster_size) {
 }
 Tensor cluster_sum(const Operand& x, std::int64_t cluster_size) {
   return cluster_reduction(ir::ReduceKind::sum, "cluster_sum", x, cluster_size);
+}
+std::pair<Tensor, Tensor> cluster_softmax_stats(const Operand& max, const Operand& sum, std::int64_t cluster_size) {
+  return softmax_stats("cluster_softmax_stats", max, sum, cluster_size, nullptr);
+}
+std::pair<Tensor, Tensor> group_softmax_stats(const Operand& max, const Operand& sum, std::int64_t group_size,
+                                              const Operand& workspace) {
+  return softmax_stats("group_softmax_stats", max, sum, group_size, &workspace);
 }
 Tensor group_max(const Operand& x, std::int64_t group_size, const Operand& workspace) {
   return group_reduction(ir::ReduceKind::max, "group_max", x, group_size, workspace);

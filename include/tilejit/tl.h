@@ -19,6 +19,7 @@
 #include <limits>
 #include <source_location>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tilejit/dtype.h"
@@ -238,6 +239,17 @@ Tensor cluster_sum(const Operand& x, std::int64_t cluster_size);
 Tensor group_max(const Operand& x, std::int64_t group_size, const Operand& workspace);
 Tensor group_min(const Operand& x, std::int64_t group_size, const Operand& workspace);
 Tensor group_sum(const Operand& x, std::int64_t group_size, const Operand& workspace);
+
+// ---- online-softmax statistics across a cluster or a group, in one exchange ----
+// Each program passes the max m of its part of a row and the sum s of exp(x - m) over that part
+// (an empty or all -inf part: m = -inf, s = 0); every program gets {M, S}: M the max of the m's
+// and S the sum of s * exp(m - M) over the programs in rank order — the row's max and sum of
+// exp(x - M), as cluster_max then cluster_sum would give, with one barrier instead of two. An
+// all -inf row gives S = NaN, as torch's softmax does. Computed in f32. The rules of
+// cluster_max (and of group_max, with its workspace) apply.
+std::pair<Tensor, Tensor> cluster_softmax_stats(const Operand& max, const Operand& sum, std::int64_t cluster_size);
+std::pair<Tensor, Tensor> group_softmax_stats(const Operand& max, const Operand& sum, std::int64_t group_size,
+                                              const Operand& workspace);
 
 // ---- loops ----
 struct LoopOptions {

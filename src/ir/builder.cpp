@@ -142,6 +142,19 @@ ValueId Builder::group_reduce(ValueId v, ValueId workspace, int group_size, Redu
   return single(std::move(op));
 }
 
+std::pair<ValueId, ValueId> Builder::softmax_stats(ValueId max, ValueId sum, int size, ValueId workspace) {
+  const bool group = workspace != kNoValue;
+  Op op{group ? OpKind::group_reduce : OpKind::cluster_reduce, {max, sum}, {}, {}, {}, {}};
+  if (group) op.operands.push_back(workspace);
+  op.attrs.cluster_size = size;
+  op.attrs.reduce = ReduceKind::softmax_stats;
+  op.loc = loc_;
+  for (const Type& t : infer_result_types(f_, op)) op.results.push_back(f_.new_value(t));
+  std::pair<ValueId, ValueId> r{op.results[0], op.results[1]};
+  region_->ops.push_back(std::move(op));
+  return r;
+}
+
 void Builder::yield(const std::vector<ValueId>& values) {
   Op op{OpKind::yield, values, {}, {}, {}, {}};
   op.loc = loc_;

@@ -2,6 +2,8 @@
 // (type_rules.h), so a built function is well typed by construction.
 #pragma once
 
+#include <utility>
+
 #include "ir/ir.h"
 
 namespace tilejit::ir {
@@ -38,6 +40,9 @@ class Builder {
   /// The same over the `group_size` programs of this program's group, through `workspace`
   /// (a pointer to the group's barrier and slots in global memory).
   ValueId group_reduce(ValueId v, ValueId workspace, int group_size, ReduceKind k);
+  /// The row's (max, sum) from each program's (max, sum of exp(x - max)) across its cluster, or
+  /// its group when `workspace` is given (ReduceKind::softmax_stats): one exchange.
+  std::pair<ValueId, ValueId> softmax_stats(ValueId max, ValueId sum, int size, ValueId workspace = kNoValue);
   void yield(const std::vector<ValueId>& values);
   /// Appends a for_range whose body (args: induction variable, then one per init; ends with
   /// a yield) was built separately. Returns the loop results, one per init.

@@ -30,7 +30,9 @@ bool has_side_effects(OpKind k);
 using ValueId = std::int32_t;
 constexpr ValueId kNoValue = -1;
 
-enum class ReduceKind { sum, max, min };
+/// softmax_stats: only across clusters and groups, over (max, sum of exp(x - max)) pairs: the
+/// result is (M, S) with M the max of the maxes and S the sum of sum * exp(max - M), in rank order.
+enum class ReduceKind { sum, max, min, softmax_stats };
 const char* reduce_name(ReduceKind k);
 
 /// Where an op came from in the user's C++ source.

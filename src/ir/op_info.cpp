@@ -31,6 +31,7 @@ const char* reduce_name(ReduceKind k) {
     case ReduceKind::sum: return "sum";
     case ReduceKind::max: return "max";
     case ReduceKind::min: return "min";
+    case ReduceKind::softmax_stats: return "softmax_stats";
   }
   return "?";
 }

@@ -98,6 +98,7 @@ Type special_type(const Function& f, const Op& op) {
     }
     case OpKind::reduce: {
       expect_operands(op, 1);
+      if (op.attrs.reduce == ReduceKind::softmax_stats) fail(op, "softmax_stats reduces across programs only");
       Shape s = t(0).shape;
       if (s.empty() || t(0).is_ptr) fail(op, "reduce needs a block of numbers");
       if (op.attrs.axis < 0 || op.attrs.axis >= static_cast<int>(s.size())) fail(op, "bad axis");
@@ -105,16 +106,21 @@ Type special_type(const Function& f, const Op& op) {
       return t(0).with_shape(s);
     }
     case OpKind::cluster_reduce:
-      expect_operands(op, 1);
-      if (!t(0).is_scalar() || t(0).is_ptr || t(0).is_bool()) fail(op, "cluster_reduce needs a scalar number");
-      if (op.attrs.cluster_size < 1 || op.attrs.cluster_size > kMaxClusterSize) fail(op, "bad cluster size");
-      return Type::scalar(t(0).elem);  // (not a copy of t(0): g++ 13 warns of a bogus out-of-bounds read)
-    case OpKind::group_reduce:
-      expect_operands(op, 2);
-      if (!t(0).is_scalar() || t(0).is_ptr || t(0).is_bool()) fail(op, "group_reduce needs a scalar number");
-      if (!t(1).is_scalar() || !t(1).is_ptr) fail(op, "group_reduce needs a scalar workspace pointer");
-      if (op.attrs.cluster_size < 1 || op.attrs.cluster_size > kMaxGroupSize) fail(op, "bad group size");
-      return Type::scalar(t(0).elem);
+    case OpKind::group_reduce: {
+      // Operands: the value (softmax_stats: the max and the sum), then a group's workspace.
+      const bool stats = op.attrs.reduce == ReduceKind::softmax_stats;
+      const std::size_t values = stats ? 2 : 1;
+      const bool group = op.kind == OpKind::group_reduce;
+      expect_operands(op, values + (group ? 1 : 0));
+      if (!t(0).is_scalar() || t(0).is_ptr || t(0).is_bool()) fail(op, "needs a scalar number");
+      if (stats && (t(0) != Type::scalar(DType::f32) || t(1) != Type::scalar(DType::f32)))
+        fail(op, "softmax_stats needs an f32 max and sum");
+      if (group && (!t(values).is_scalar() || !t(values).is_ptr)) fail(op, "needs a scalar workspace pointer");
+      const int most = group ? kMaxGroupSize : kMaxClusterSize;
+      if (op.attrs.cluster_size < 1 || op.attrs.cluster_size > most) fail(op, "bad cluster or group size");
+      // (Type::scalar, not a copy of t(0): g++ 13 warns of a bogus out-of-bounds read.)
+      return Type::scalar(t(0).elem);  // softmax_stats: twice (infer_result_types)
+    }
     default: fail(op, "not handled");
   }
 }
@@ -167,6 +173,9 @@ std::vector<Type> infer_result_types(const Function& f, const Op& op) {
     for (std::size_t i = kForFixedOperands; i < op.operands.size(); ++i) results.push_back(t(i));
     return results;
   }
+  const bool stats = (op.kind == OpKind::cluster_reduce || op.kind == OpKind::group_reduce) &&
+                     op.attrs.reduce == ReduceKind::softmax_stats;
+  if (stats) return {special_type(f, op), special_type(f, op)};  // the max and the sum
   return {special_type(f, op)};
 }
 

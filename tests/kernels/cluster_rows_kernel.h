@@ -8,6 +8,8 @@
 // numbers of steps.
 #pragma once
 
+#include <utility>
+
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
 
@@ -20,6 +22,9 @@ struct ClusterSet {
   tl::Tensor max(const tl::Tensor& x) const { return tl::cluster_max(x, size); }
   tl::Tensor min(const tl::Tensor& x) const { return tl::cluster_min(x, size); }
   tl::Tensor sum(const tl::Tensor& x) const { return tl::cluster_sum(x, size); }
+  std::pair<tl::Tensor, tl::Tensor> stats(const tl::Tensor& m, const tl::Tensor& s) const {
+    return tl::cluster_softmax_stats(m, s, size);
+  }
 };
 struct GroupSet {
   std::int64_t size;
@@ -27,6 +32,9 @@ struct GroupSet {
   tl::Tensor max(const tl::Tensor& x) const { return tl::group_max(x, size, workspace); }
   tl::Tensor min(const tl::Tensor& x) const { return tl::group_min(x, size, workspace); }
   tl::Tensor sum(const tl::Tensor& x) const { return tl::group_sum(x, size, workspace); }
+  std::pair<tl::Tensor, tl::Tensor> stats(const tl::Tensor& m, const tl::Tensor& s) const {
+    return tl::group_softmax_stats(m, s, size, workspace);
+  }
 };
 
 template <class Set>
@@ -48,6 +56,50 @@ void rows_over_sets(const tl::Ptr& out, const tl::Ptr& stats, const tl::Ptr& cou
     tl::store(stats + row * 2 + 1, row_min, first);
     tl::store(counts + row, positive, first);
   });
+}
+
+/// Per row, the set's (max, sum of exp(x - max)) from tl::*_softmax_stats: stats[2 row] and
+/// stats[2 row + 1], written by rank 0. Each program passes its part's max and sum of exp(x - its
+/// max), shifted by 0 where the part is all -inf.
+template <class Set>
+void softmax_stats_over_sets(const tl::Ptr& stats, const tl::Ptr& in, const tl::Int& n_rows, const tl::Int& n_cols,
+                             std::int64_t block, const Set& set) {
+  auto rank = tl::program_id(0) % set.size;
+  auto sets = tl::num_programs(0) / set.size;
+  tl::for_range(tl::program_id(0) / set.size, n_rows, sets, [&](tl::Int row) {
+    auto cols = rank * block + tl::arange(0, block);
+    auto x = tl::load(in + row * n_cols + cols, cols < n_cols, -tl::inf);
+    auto m = tl::max(x, 0);
+    auto shift = tl::where(m == -tl::inf, 0.0f, m);
+    auto [row_max, row_sum] = set.stats(m, tl::sum(tl::exp(x - shift), 0));
+    tl::store(stats + row * 2, row_max, rank == 0);
+    tl::store(stats + row * 2 + 1, row_sum, rank == 0);
+  });
+}
+
+inline void cluster_stats_kernel(tl::Ptr stats, tl::Ptr in, tl::Int n_rows, tl::Int n_cols, tl::Constexpr BLOCK,
+                                 tl::Constexpr CLUSTER) {
+  softmax_stats_over_sets(stats, in, n_rows, n_cols, BLOCK, ClusterSet{CLUSTER});
+}
+
+inline void group_stats_kernel(tl::Ptr stats, tl::Ptr in, tl::Ptr workspace, tl::Int n_rows, tl::Int n_cols,
+                               tl::Constexpr BLOCK, tl::Constexpr GROUP) {
+  softmax_stats_over_sets(stats, in, n_rows, n_cols, BLOCK, GroupSet{GROUP, workspace});
+}
+
+using ClusterStatsKernel = tilejit::Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
+using GroupStatsKernel = tilejit::Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
+
+inline const ClusterStatsKernel& cluster_stats() {
+  static const ClusterStatsKernel k("cluster_stats", cluster_stats_kernel,
+                                    {"stats", "in", "n_rows", "n_cols", "BLOCK", "CLUSTER"});
+  return k;
+}
+
+inline const GroupStatsKernel& group_stats() {
+  static const GroupStatsKernel k("group_stats", group_stats_kernel,
+                                  {"stats", "in", "workspace", "n_rows", "n_cols", "BLOCK", "GROUP"});
+  return k;
 }
 
 inline void cluster_rows_kernel(tl::Ptr out, tl::Ptr stats, tl::Ptr counts, tl::Ptr in, tl::Int n_rows, tl::Int n_cols,

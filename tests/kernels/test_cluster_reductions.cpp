@@ -16,7 +16,9 @@ using namespace tilejit::testing;
 namespace tl = tilejit::tl;
 
 using tilejit_test::cluster_rows;
+using tilejit_test::cluster_stats;
 using tilejit_test::group_rows;
+using tilejit_test::group_stats;
 
 namespace {
 
@@ -162,4 +164,49 @@ TEST_CASE("persistent_grid gives whole groups for a group kernel") {
   CHECK(grid >= 3);
   CHECK(grid <= 300);
   CHECK(persistent_grid(k, 1) == 3);  // one row: one group
+}
+
+TEST_CASE("softmax stats across clusters and groups: the row's max and sum of exp in one exchange") {
+  const bool clusters = !(backend() == Backend::cuda && device_properties().cc_major < 9);
+  if (!clusters) MESSAGE("cluster cases skipped: thread-block clusters need sm_90");
+  const std::int64_t block = 64, rows = 6;
+  for (std::int64_t size : {1, 2, 3, 16, 40}) {
+    for (bool group : {false, true}) {
+      if ((!group && (size > 16 || !clusters))) continue;
+      CAPTURE(size);
+      CAPTURE(group);
+      const std::int64_t cols = size * block - 45;  // the last program's part: a tail, or all padding
+      auto x = random_floats(static_cast<std::size_t>(rows * cols), -30.0f, 30.0f, static_cast<unsigned>(size));
+      // Row 1 is all -inf (its sum is NaN, as torch's softmax gives); row 2 holds one +inf (NaN too);
+      // row 3 is -inf but for one value (only one program has a finite max).
+      const float inf = std::numeric_limits<float>::infinity();
+      for (std::int64_t j = 0; j < cols; ++j) x[static_cast<std::size_t>(cols + j)] = -inf;
+      x[static_cast<std::size_t>(2 * cols + cols / 2)] = inf;
+      for (std::int64_t j = 0; j < cols; ++j) x[static_cast<std::size_t>(3 * cols + j)] = j == cols - 1 ? 5.0f : -inf;
+      Buffer in = buffer(DType::f32, x.size()), stats = buffer(DType::f32, 2 * rows);
+      in.upload(x);
+      stats.fill_bytes(0xff);
+      const auto programs = static_cast<std::uint64_t>(size * 2);  // two sets: 3 and 3 rows
+      Buffer workspace = buffer(DType::i32, group_workspace_bytes(programs, size) / 4);
+      workspace.fill_bytes(0);
+      if (group) group_stats().launch({programs}, {stats, in, workspace, rows, cols, block, size}, options());
+      else cluster_stats().launch({programs}, {stats, in, rows, cols, block, size}, options());
+      finish();
+      auto s = stats.download<float>();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        CAPTURE(r);
+        const float* row = x.data() + r * cols;
+        double mx = -std::numeric_limits<double>::infinity(), sum = 0;
+        for (std::int64_t j = 0; j < cols; ++j) mx = std::max(mx, double(row[j]));
+        for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
+        const float got_max = s[static_cast<std::size_t>(2 * r)], got_sum = s[static_cast<std::size_t>(2 * r + 1)];
+        if (r == 1 || r == 2) {
+          CHECK(std::isnan(got_sum));
+          continue;
+        }
+        CHECK(got_max == float(mx));
+        CHECK(std::abs(got_sum - sum) / sum < 1e-5);
+      }
+    }
+  }
 }

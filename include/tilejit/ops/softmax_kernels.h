@@ -164,23 +164,26 @@ inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::P
 namespace detail {
 
 /// How the programs sharing a row (a thread-block cluster, or a group exchanging through global
-/// memory) combine one scalar each.
+/// memory) combine their parts' max and sum of exp(x - max) into the row's: one exchange.
 struct ClusterExchange {
   std::int64_t size;
-  tl::Tensor max(const tl::Tensor& x) const { return tl::cluster_max(x, size); }
-  tl::Tensor sum(const tl::Tensor& x) const { return tl::cluster_sum(x, size); }
+  std::pair<tl::Tensor, tl::Tensor> stats(const tl::Tensor& max, const tl::Tensor& sum) const {
+    return tl::cluster_softmax_stats(max, sum, size);
+  }
 };
 struct GroupExchange {
   std::int64_t size;
   const tl::Ptr& workspace;
-  tl::Tensor max(const tl::Tensor& x) const { return tl::group_max(x, size, workspace); }
-  tl::Tensor sum(const tl::Tensor& x) const { return tl::group_sum(x, size, workspace); }
+  std::pair<tl::Tensor, tl::Tensor> stats(const tl::Tensor& max, const tl::Tensor& sum) const {
+    return tl::group_softmax_stats(max, sum, size, workspace);
+  }
 };
 
 /// A row over the `set.size` programs of its set: program `rank` holds columns
-/// [rank * BLOCK, (rank + 1) * BLOCK) in registers, the set combines the row's max and then its
-/// sum, and each program writes its slice — one read and one write, like row_in_registers. Sets
-/// walk the rows grid-stride.
+/// [rank * BLOCK, (rank + 1) * BLOCK) in registers, exponentiates them against its own max, and
+/// the set combines the parts' max and sum in one exchange; each program then scales its
+/// exponentials by exp(own max - row max) / row sum and writes its slice — one read and one write,
+/// like row_in_registers, and one exponential per element. Sets walk the rows grid-stride.
 template <class Exchange>
 void row_slices_in_registers(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
                              const tl::Int& n_rows, const tl::Int& n_cols, std::int64_t block, std::int64_t log,
@@ -191,15 +194,19 @@ void row_slices_in_registers(const tl::Ptr& out, const tl::Ptr& in, const tl::In
     auto cols = rank * block + tl::arange(0, block);
     auto mask = cols < n_cols;
     auto x = tl::load(in + row_offset(row, in_stride, wide) + cols, mask, -tl::inf).to(DType::f32);
-    auto row_max = set.max(tl::max(x, 0));
-    auto row_sum = set.sum(tl::sum(tl::exp_fast(x - row_max), 0));
-    tl::store(out + row_offset(row, out_stride, wide) + cols, normalize(x, row_max, row_sum, log), mask);
+    auto part_max = tl::max(x, 0);
+    // A part that is all -inf (padding past the row's end) is shifted by 0: exp(-inf - -inf) is NaN.
+    auto shift = tl::where(part_max == -tl::inf, 0.0f, part_max);
+    auto e = tl::exp_fast(x - shift);
+    auto [row_max, row_sum] = set.stats(part_max, tl::sum(e, 0));
+    auto result = log ? x - row_max - tl::log(row_sum) : e * (tl::exp(shift - row_max) / row_sum);
+    tl::store(out + row_offset(row, out_stride, wide) + cols, result, mask);
   });
 }
 
 /// Rows too wide for a set's registers: program `rank` walks its slice [rank * slice, (rank + 1)
-/// * slice) BLOCK at a time for the slice's online max and sum, the set combines them, and a
-/// second pass over the slice normalizes. With one set per row only (sets in flight) rows are
+/// * slice) BLOCK at a time for the slice's online max and sum, the set combines them in one
+/// exchange, and a second pass over the slice normalizes. With one set per row only (sets in flight) rows are
 /// open at once, so the second pass finds its slice in L2 where one program per row would have
 /// far more rows open than L2 holds.
 template <class Exchange>
@@ -214,9 +221,8 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
     auto begin = rank * slice;
     auto end = tl::minimum(begin + slice, n_cols);
     auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block);
-    auto row_max = set.max(slice_max);
     // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
-    auto row_sum = set.sum(slice_sum * tl::exp(slice_max - row_max));
+    auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
     normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
   });
 }

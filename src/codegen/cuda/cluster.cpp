@@ -41,7 +41,53 @@ std::string Emitter::cluster_prologue() const {
       2 * cluster_size_ * 8);
 }
 
+// softmax_stats: each slot holds a block's (max, sum) as a float2, stored with one remote v2
+// store per rank; M is the max of the maxes, S the sum of sum * expf(max - M), both in rank order.
+void Emitter::cluster_softmax_stats_op(const ir::Op& op) {
+  const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
+  const std::string row_max = scalar(op.results[0]), row_sum = scalar(op.results[1]);
+  if (cluster_size_ <= 1) {  // a cluster of one: its own pair (NaN for an all -inf row, as with more)
+    line(fmt::format("float const {} = {};", row_max, m));
+    line(fmt::format("float const {} = {} * expf({} - {});", row_sum, s, m, m));
+    return;
+  }
+  std::string max_acc = fresh(value_name(op.results[0]) + "_acc"), sum_acc = fresh(value_name(op.results[1]) + "_acc");
+  line(fmt::format("float {}, {};", max_acc, sum_acc));
+  line(fmt::format("// cluster_softmax_stats over {} blocks", cluster_size_));
+  open("");
+  line(fmt::format("float2* tj_slots = reinterpret_cast<float2*>(tj_cluster_slots + (tj_cluster_turn & 1) * {});",
+                   cluster_size_ * 8));
+  open("if (threadIdx.x == 0)");
+  line("const unsigned tj_local = (unsigned)__cvta_generic_to_shared(tj_slots + tj_cluster_rank);");
+  line("#pragma unroll");
+  open(fmt::format("for (unsigned tj_r = 0; tj_r < {}; ++tj_r)", cluster_size_));
+  line("unsigned tj_remote;");
+  line("asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(tj_remote) : \"r\"(tj_local), \"r\"(tj_r));");
+  line(
+      fmt::format("asm volatile(\"st.shared::cluster.v2.f32 [%0], {{%1, %2}};\" :: \"r\"(tj_remote), \"f\"({}), "
+                  "\"f\"({}) : \"memory\");",
+                  m, s));
+  close();
+  close();
+  line(
+      "asm volatile(\"barrier.cluster.arrive.release.aligned;\\n\\tbarrier.cluster.wait.acquire.aligned;\" ::: "
+      "\"memory\");");
+  line(fmt::format("{} = tj_slots[0].x;", max_acc));
+  line("#pragma unroll");
+  line(fmt::format("for (int tj_r = 1; tj_r < {}; ++tj_r) {} = tj_max({}, tj_slots[tj_r].x);", cluster_size_, max_acc,
+                   max_acc));
+  line(fmt::format("{} = tj_slots[0].y * expf(tj_slots[0].x - {});", sum_acc, max_acc));
+  line("#pragma unroll");
+  line(fmt::format("for (int tj_r = 1; tj_r < {}; ++tj_r) {} += tj_slots[tj_r].y * expf(tj_slots[tj_r].x - {});",
+                   cluster_size_, sum_acc, max_acc));
+  line("tj_cluster_turn ^= 1;");
+  close();
+  line(fmt::format("float const {} = {};", row_max, max_acc));
+  line(fmt::format("float const {} = {};", row_sum, sum_acc));
+}
+
 void Emitter::cluster_reduce_op(const ir::Op& op) {
+  if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return cluster_softmax_stats_op(op);
   ir::ValueId src = op.operands[0], res = op.results[0];
   DType t = type(src).elem;
   std::string acc_t = compute_type(t);

@@ -138,6 +138,7 @@ std::string reduce_combine(ir::ReduceKind k, const std::string& a, const std::st
     case ir::ReduceKind::sum: return fmt::format("{} + {}", a, b);
     case ir::ReduceKind::max: return fmt::format("tj_max({}, {})", a, b);
     case ir::ReduceKind::min: return fmt::format("tj_min({}, {})", a, b);
+    case ir::ReduceKind::softmax_stats: break;  // pairs: cluster.cpp / group.cpp
   }
   return "";
 }

@@ -64,10 +64,13 @@ class Emitter {
   void reduce_op(const ir::Op& op);
   /// cluster_reduce (cluster.cpp), and the declarations it needs at the top of the kernel.
   void cluster_reduce_op(const ir::Op& op);
+  void cluster_softmax_stats_op(const ir::Op& op);
   std::string cluster_prologue() const;
   /// group_reduce (group.cpp): the op, the barrier function it calls (emitted before the
   /// kernel) and its declarations at the top of the kernel. All empty without group reductions.
   void group_reduce_op(const ir::Op& op);
+  void group_softmax_stats_op(const ir::Op& op);
+  void group_exchange_start(ir::ValueId workspace);
   std::string group_helpers() const;
   std::string group_prologue() const;
   void loop_op(const ir::Op& op);

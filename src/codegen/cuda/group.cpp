@@ -61,13 +61,72 @@ __device__ __forceinline__ void tj_group_barrier(unsigned char* group, unsigned 
 std::string Emitter::group_prologue() const {
   if (group_size_ <= 1) return "";
   return fmt::format(
-      "  __shared__ __align__(8) unsigned char tj_group_result[8];\n"
+      "  __shared__ __align__(8) unsigned char tj_group_result[8];  // the exchange's result, for every warp\n"
       "  unsigned tj_group_turn = 0;\n"
       "  const unsigned tj_group_rank = blockIdx.x % {}u;\n",
       group_size_);
 }
 
+// softmax_stats: each slot holds a program's (max, sum); warp 0 finds M with a lane-strided max
+// and a shuffle tree (every lane ends with it), then S the same way from sum * expf(max - M).
+void Emitter::group_softmax_stats_op(const ir::Op& op) {
+  const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
+  const std::string row_max = scalar(op.results[0]), row_sum = scalar(op.results[1]);
+  if (group_size_ <= 1) {  // a group of one: its own pair (NaN for an all -inf row, as with more)
+    line(fmt::format("float const {} = {};", row_max, m));
+    line(fmt::format("float const {} = {} * expf({} - {});", row_sum, s, m, m));
+    return;
+  }
+  const int g = group_size_;
+  std::string max_acc = fresh(value_name(op.results[0]) + "_acc"), sum_acc = fresh(value_name(op.results[1]) + "_acc");
+  line(fmt::format("float {}, {};", max_acc, sum_acc));
+  line(fmt::format("// group_softmax_stats over {} programs, through the workspace", g));
+  open("");
+  group_exchange_start(op.operands[2]);
+  line("volatile float* tj_pairs = reinterpret_cast<volatile float*>(tj_group + 128 + (tj_group_turn & 1) * " +
+       std::to_string(g * 8) + ");");
+  line("__syncthreads();  // this block is done with the result of the last exchange");
+  open("if (threadIdx.x == 0)");
+  line(fmt::format("tj_pairs[2 * tj_group_rank] = {};", m));
+  line(fmt::format("tj_pairs[2 * tj_group_rank + 1] = {};", s));
+  line(fmt::format("tj_group_barrier(tj_group, {}u);", g));
+  close();
+  open("if (threadIdx.x < 32)");
+  line("__syncwarp();  // lane 0 is through the barrier: the slots are all written");
+  line("float tj_max_part = __int_as_float(0xff800000), tj_sum_part = 0;");
+  line(
+      fmt::format("for (int tj_r = threadIdx.x; tj_r < {}; tj_r += 32) tj_max_part = tj_max(tj_max_part, "
+                  "tj_pairs[2 * tj_r]);",
+                  g));
+  line("#pragma unroll");
+  line(
+      "for (int tj_d = 16; tj_d > 0; tj_d >>= 1) tj_max_part = tj_max(tj_max_part, __shfl_xor_sync(0xffffffffu, "
+      "tj_max_part, tj_d));");
+  line(
+      fmt::format("for (int tj_r = threadIdx.x; tj_r < {}; tj_r += 32) tj_sum_part += tj_pairs[2 * tj_r + 1] * "
+                  "expf(tj_pairs[2 * tj_r] - tj_max_part);",
+                  g));
+  line("#pragma unroll");
+  line("for (int tj_d = 16; tj_d > 0; tj_d >>= 1) tj_sum_part += __shfl_xor_sync(0xffffffffu, tj_sum_part, tj_d);");
+  line("if (threadIdx.x == 0) reinterpret_cast<float2*>(tj_group_result)[0] = make_float2(tj_max_part, tj_sum_part);");
+  close();
+  line("__syncthreads();");
+  line(fmt::format("{} = reinterpret_cast<const float2*>(tj_group_result)[0].x;", max_acc));
+  line(fmt::format("{} = reinterpret_cast<const float2*>(tj_group_result)[0].y;", sum_acc));
+  line("tj_group_turn ^= 1;");
+  close();
+  line(fmt::format("float const {} = {};", row_max, max_acc));
+  line(fmt::format("float const {} = {};", row_sum, sum_acc));
+}
+
+// The group's part of the workspace (tj_group), at the top of an exchange's scope.
+void Emitter::group_exchange_start(ir::ValueId workspace) {
+  line(fmt::format("unsigned char* tj_group = (unsigned char*)({}) + (unsigned long long)(blockIdx.x / {}u) * {}ull;",
+                   scalar(workspace), group_size_, group_workspace_stride(group_size_)));
+}
+
 void Emitter::group_reduce_op(const ir::Op& op) {
+  if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return group_softmax_stats_op(op);
   ir::ValueId src = op.operands[0], res = op.results[0];
   DType t = type(src).elem;
   std::string acc_t = compute_type(t);
@@ -81,8 +140,7 @@ void Emitter::group_reduce_op(const ir::Op& op) {
   line(fmt::format("{} {};", acc_t, acc));
   line(fmt::format("// group_{} over {} programs, through the workspace", ir::reduce_name(op.attrs.reduce), g));
   open("");
-  line(fmt::format("unsigned char* tj_group = (unsigned char*)({}) + (unsigned long long)(blockIdx.x / {}u) * {}ull;",
-                   scalar(op.operands[1]), g, group_workspace_stride(g)));
+  group_exchange_start(op.operands[1]);
   line(fmt::format("volatile {}* tj_slots = reinterpret_cast<volatile {}*>(tj_group + 128 + (tj_group_turn & 1) * {});",
                    acc_t, acc_t, g * 8));
   line("__syncthreads();  // this block is done with the result of the last exchange");

@@ -137,6 +137,7 @@ llvm::Value* Lowering::combine(ir::ReduceKind k, bool is_float, llvm::Value* acc
       return is_float ? nan_max(acc, v, true) : b_.CreateSelect(b_.CreateICmpSGT(acc, v), acc, v);
     case ir::ReduceKind::min:
       return is_float ? nan_max(acc, v, false) : b_.CreateSelect(b_.CreateICmpSLT(acc, v), acc, v);
+    case ir::ReduceKind::softmax_stats: break;  // pairs, across programs only (lowering.cpp)
   }
   throw InternalError("llvm codegen: unknown reduction");
 }
@@ -159,6 +160,7 @@ llvm::Constant* Lowering::reduce_identity(ir::ReduceKind k, DType t, llvm::Type*
       c = f ? llvm::ConstantFP::getInfinity(scalar, false)
             : llvm::ConstantInt::get(scalar, llvm::APInt::getSignedMaxValue(bits));
       break;
+    case ir::ReduceKind::softmax_stats: throw InternalError("llvm codegen: softmax_stats has no identity");
   }
   if (auto* vt = llvm::dyn_cast<llvm::VectorType>(acc_type))
     return llvm::ConstantVector::getSplat(vt->getElementCount(), c);

@@ -110,7 +110,10 @@ void Lowering::scalar_op(const ir::Op& op) {
     case ir::OpKind::load: scalar_load(op); return;
     case ir::OpKind::store: scalar_store(op); return;
     case ir::OpKind::cluster_reduce:
-    case ir::OpKind::group_reduce: scalars_[op.results[0]] = cluster_reduce(op); return;
+    case ir::OpKind::group_reduce:
+      if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return softmax_stats(op);
+      scalars_[op.results[0]] = cluster_reduce(op);
+      return;
     default: break;
   }
   std::vector<llvm::Value*> args;
@@ -125,14 +128,29 @@ llvm::Value* Lowering::cluster_reduce(const ir::Op& op) {
   DType t = type(op.operands[0]).elem;
   llvm::Value* v = scalar(op.operands[0]);
   if (op.attrs.cluster_size == 1) return v;
+  return from_compute(t, exchange(t, to_compute(t, v), op.attrs.reduce));
+}
+
+// The runtime's reduction of compute-type `v` across the running cluster (kind: sum, max or min).
+llvm::Value* Lowering::exchange(DType t, llvm::Value* v, ir::ReduceKind k) {
   llvm::Type* acc = compute_type(t);
   const char* suffix = t == DType::f64 ? "f64" : t == DType::i64 ? "i64" : t == DType::i32 ? "i32" : "f32";
   auto callee = module_->getOrInsertFunction(fmt::format("tilejit_cluster_reduce_{}", suffix),
                                              llvm::FunctionType::get(acc, {acc, b_.getInt32Ty()}, false));
   static_assert(static_cast<int>(ir::ReduceKind::sum) == 0 && static_cast<int>(ir::ReduceKind::max) == 1 &&
                 static_cast<int>(ir::ReduceKind::min) == 2);  // the helpers' kind codes
-  llvm::Value* kind = b_.getInt32(static_cast<std::int32_t>(op.attrs.reduce));
-  return from_compute(t, b_.CreateCall(callee, {to_compute(t, v), kind}));
+  return b_.CreateCall(callee, {v, b_.getInt32(static_cast<std::int32_t>(k))});
+}
+
+// (M, S) from each program's (m, s): on the CPU two meetings, M = max of m, then the sum of
+// s * exp(m - M). A set of one gives (m, s * exp(m - m)): NaN for an all -inf row, as elsewhere.
+void Lowering::softmax_stats(const ir::Op& op) {
+  llvm::Value* m = scalar(op.operands[0]);
+  llvm::Value* s = scalar(op.operands[1]);
+  llvm::Value* row_max = op.attrs.cluster_size == 1 ? m : exchange(DType::f32, m, ir::ReduceKind::max);
+  llvm::Value* part = b_.CreateFMul(s, exp_f32(b_.CreateFSub(m, row_max), false));
+  scalars_[op.results[0]] = row_max;
+  scalars_[op.results[1]] = op.attrs.cluster_size == 1 ? part : exchange(DType::f32, part, ir::ReduceKind::sum);
 }
 
 LlvmKernelSource generate_llvm(const ir::Function& f, const LlvmCodegenOptions& options) {

@@ -67,6 +67,8 @@ class Lowering {
   // ---- elementwise math on scalars or vectors (elementwise.cpp) ----
   llvm::Value* apply(const ir::Op& op, const std::vector<llvm::Value*>& args);
   llvm::Value* cluster_reduce(const ir::Op& op);
+  llvm::Value* exchange(DType t, llvm::Value* v, ir::ReduceKind k);
+  void softmax_stats(const ir::Op& op);
   llvm::Value* int_binary(ir::OpKind k, llvm::Value* a, llvm::Value* b);
   llvm::Value* float_binary(ir::OpKind k, llvm::Value* a, llvm::Value* b);
   llvm::Value* nan_max(llvm::Value* a, llvm::Value* b, bool is_max);  // tj_max / tj_min

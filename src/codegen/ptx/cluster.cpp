@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "codegen/ptx/emitter.h"
+#include "codegen/ptx/math.h"
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::ptx {
@@ -55,6 +56,7 @@ void Emitter::cluster_prologue() {
 }
 
 void Emitter::cluster_reduce_op(const ir::Op& op) {
+  if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return cluster_softmax_stats_op(op);
   ir::ValueId src = op.operands[0], res = op.results[0];
   const DType t = type(src).elem;
   if (cluster_size_ <= 1) {  // a cluster of one: the value itself
@@ -62,8 +64,43 @@ void Emitter::cluster_reduce_op(const ir::Op& op) {
     return;
   }
   const DType acc_t = t == DType::f16 || t == DType::bf16 ? DType::f32 : t;
-  const int bytes = static_cast<int>(dtype_size(acc_t));
-  const char* width = bytes == 8 ? "b64" : "b32";
+  const std::vector<std::string> values = cluster_exchange({to_compute(t, scalar(src))}, acc_t);
+  std::string acc = values[0];
+  for (int r = 1; r < cluster_size_; ++r)
+    acc = binary(reduce_combine_op(op.attrs.reduce), acc_t, acc, values[static_cast<std::size_t>(r)]);
+  scalars_[res] = from_compute(t, acc);
+}
+
+// (M, S) from every block's (max, sum) pair, both in rank order: M the max of the maxes, S the
+// sum of sum * exp(max - M) (the accurate exp: 2 ulp).
+void Emitter::cluster_softmax_stats_op(const ir::Op& op) {
+  const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
+  if (cluster_size_ <= 1) {  // its own pair, NaN for an all -inf row as with more
+    scalars_[op.results[0]] = m;
+    scalars_[op.results[1]] =
+        binary(ir::OpKind::mul, DType::f32, s, exp_f32(code_, binary(ir::OpKind::sub, DType::f32, m, m)));
+    return;
+  }
+  const std::vector<std::string> pairs = cluster_exchange({m, s}, DType::f32);
+  std::string row_max = pairs[0];
+  for (int r = 1; r < cluster_size_; ++r)
+    row_max = binary(ir::OpKind::maximum, DType::f32, row_max, pairs[static_cast<std::size_t>(2 * r)]);
+  std::string row_sum;
+  for (int r = 0; r < cluster_size_; ++r) {
+    const auto i = static_cast<std::size_t>(2 * r);
+    std::string part = binary(ir::OpKind::mul, DType::f32, pairs[i + 1],
+                              exp_f32(code_, binary(ir::OpKind::sub, DType::f32, pairs[i], row_max)));
+    row_sum = r == 0 ? part : binary(ir::OpKind::add, DType::f32, row_sum, part);
+  }
+  scalars_[op.results[0]] = row_max;
+  scalars_[op.results[1]] = row_sum;
+}
+
+std::vector<std::string> Emitter::cluster_exchange(const std::vector<std::string>& mine, DType acc_t) {
+  const int width_bytes = static_cast<int>(dtype_size(acc_t));
+  const int bytes = width_bytes * static_cast<int>(mine.size());  // one block's entry in a set
+  if (bytes > kSlotBytes) throw InternalError("PTX generation: a cluster slot holds 8 bytes");
+  const char* width = width_bytes == 8 ? "b64" : "b32";
   // This reduction's slot set (at set + set_offset) and this block's slot in it.
   std::string set, slot;
   int set_offset = 0;
@@ -94,35 +131,36 @@ void Emitter::cluster_reduce_op(const ir::Op& op) {
   // (NVRTC's kernel: 38), so 3 blocks per SM instead of 4; its .text is 9728 -> 8832 bytes.
   std::string skip = code_.label();
   code_.ins(fmt::format("@!{} bra {}", cluster_.writer, skip));
-  const std::string mine = to_compute(t, scalar(src));
+  const std::string stored =
+      mine.size() == 1 ? mine[0] : fmt::format("{{{}}}", fmt::join(mine.begin(), mine.end(), ", "));
+  const std::string vec = mine.size() == 1 ? "" : fmt::format(".v{}", mine.size());
   for (int r = 0; r < cluster_size_; ++r) {
     std::string remote = code_.reg(RegClass::b32);
     code_.ins(fmt::format("mapa.shared::cluster.u32 {}, {}, {}", remote, slot, r));
-    code_.ins(fmt::format("st.shared::cluster.{} [{}], {}", width, remote, mine));
+    code_.ins(fmt::format("st.shared::cluster{}.{} [{}], {}", vec, width, remote, stored));
   }
   code_.place(skip);
   code_.ins("barrier.cluster.arrive.release.aligned");
   code_.ins("barrier.cluster.wait.acquire.aligned");
   // The slots, up to 16 bytes per load (a set starts 16-byte aligned when the cluster size is
-  // even), combined in rank order.
+  // even), in rank order: every block's values, one after another.
+  const int words = cluster_size_ * static_cast<int>(mine.size());
   const int set_align = cluster_size_ % 2 == 0 ? 16 : kSlotBytes;
   std::vector<std::string> values;
-  for (int r = 0; r < cluster_size_;) {
-    int n = 16 / bytes;
-    while (n > 1 && (r + n > cluster_size_ || (r * bytes) % (n * bytes) != 0 || n * bytes > set_align)) n /= 2;
+  for (int w = 0; w < words;) {
+    int n = 16 / width_bytes;
+    while (n > 1 && (w + n > words || (w * width_bytes) % (n * width_bytes) != 0 || n * width_bytes > set_align))
+      n /= 2;
     std::vector<std::string> regs;
-    for (int k = 0; k < n; ++k) regs.push_back(code_.reg(compute_class(t)));
+    for (int k = 0; k < n; ++k) regs.push_back(code_.reg(compute_class(acc_t)));
     code_.ins(fmt::format("ld.shared{}.{} {}, [{}+{}]", n == 1 ? "" : fmt::format(".v{}", n), width,
                           n == 1 ? regs[0] : fmt::format("{{{}}}", fmt::join(regs, ", ")), set,
-                          set_offset + r * bytes));
+                          set_offset + w * width_bytes));
     values.insert(values.end(), regs.begin(), regs.end());
-    r += n;
+    w += n;
   }
-  std::string acc = values[0];
-  for (int r = 1; r < cluster_size_; ++r)
-    acc = binary(reduce_combine_op(op.attrs.reduce), acc_t, acc, values[static_cast<std::size_t>(r)]);
   if (!cluster_.static_turn) code_.ins(fmt::format("xor.b32 {}, {}, 1", cluster_.turn, cluster_.turn));
-  scalars_[res] = from_compute(t, acc);
+  return values;
 }
 
 }  // namespace tilejit::codegen::ptx

@@ -13,8 +13,9 @@ ir::OpKind reduce_combine_op(ir::ReduceKind k) {
     case ir::ReduceKind::sum: return ir::OpKind::add;
     case ir::ReduceKind::max: return ir::OpKind::maximum;
     case ir::ReduceKind::min: return ir::OpKind::minimum;
+    case ir::ReduceKind::softmax_stats: break;  // pairs: cluster_reduce_op
   }
-  return ir::OpKind::add;
+  throw InternalError("PTX generation: softmax_stats is not an elementwise combine");
 }
 
 int Emitter::cross_warp_bytes(const ir::Op& reduce) const {
