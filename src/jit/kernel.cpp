@@ -275,6 +275,12 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
                                                FastEntry*& entry, std::uint64_t h, const jit::ArgFacts* facts,
                                                std::size_t n) {
   const CompiledKernel* best = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, true);
+  // NVRTC's kernel wins unless it spills where the PTX generator's does not (as ptxas' two paths
+  // do, runtime/ptx_assembler.cpp): spills cost more than the generators' other differences.
+  if (best && best->metadata().spill_store_bytes > 0) {
+    const CompiledKernel* ptx = obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx);
+    if (ptx->metadata().spill_store_bytes < best->metadata().spill_store_bytes) best = ptx;
+  }
   const CompiledKernel* now = best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx);
   // The PTX generator handed the kernel to NVRTC itself (it could not express it): nothing to follow.
   if (now->metadata().codegen == "cuda") best = now;
@@ -299,6 +305,9 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
       }
     }
     std::lock_guard done(mutex);
+    const CompiledKernel* stand_in = entry->kernel.load(std::memory_order_acquire);
+    if (upgraded && upgraded->metadata().spill_store_bytes > stand_in->metadata().spill_store_bytes)
+      upgraded = nullptr;  // NVRTC's spills where the PTX generator's does not: keep the latter
     if (upgraded) entry->kernel.store(upgraded, std::memory_order_release);
     if (!failure.empty()) last_reason = "tiered: NVRTC's build failed, the PTX generator's kernel stays: " + failure;
     if (--background == 0) settled.notify_all();

@@ -36,9 +36,9 @@ const SoftmaxOnlineKernel& softmax_online_op() {
 }
 
 const SoftmaxClusterKernel& softmax_cluster_op() {
-  static const SoftmaxClusterKernel k(
-      "softmax_cluster_op", softmax_cluster_op_kernel,
-      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK", "CLUSTER", "LOG", "WIDE", "NUM_STAGES"});
+  static const SoftmaxClusterKernel k("softmax_cluster_op", softmax_cluster_op_kernel,
+                                      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK", "CLUSTER",
+                                       "LOG", "WIDE", "NUM_STAGES", "ONE_EXCHANGE"});
   return k;
 }
 
@@ -52,7 +52,7 @@ const SoftmaxClusterOnlineKernel& softmax_cluster_online_op() {
 const SoftmaxGroupKernel& softmax_group_op() {
   static const SoftmaxGroupKernel k("softmax_group_op", softmax_group_op_kernel,
                                     {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK",
-                                     "GROUP", "LOG", "WIDE", "NUM_STAGES"});
+                                     "GROUP", "LOG", "WIDE", "NUM_STAGES", "ONE_EXCHANGE"});
   return k;
 }
 

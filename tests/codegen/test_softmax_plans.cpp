@@ -2,6 +2,7 @@
 // without a GPU, with no spills, and the split strategy brings its two kernels.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -148,4 +149,30 @@ TEST_CASE("the autotuner tries groups on CUDA for rows past a cluster, holding o
   CHECK(walks);
   CHECK(groups_in(4096, 16384, Backend::cuda).empty());
   if (has_cpu_backend()) CHECK(groups_in(128, 1 << 20, Backend::cpu).empty());
+}
+
+TEST_CASE("tiered keeps the PTX generator's kernel where NVRTC's spills and it does not") {
+  // The cluster kernel holding 32768 f32 columns over 16 warps in one exchange (4096 x 262144):
+  // 64 exponentials a thread live across the cluster barrier. NVRTC 13.0 spills there.
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  o.config = ops::SoftmaxConfig{ops::SoftmaxStrategy::cluster, 32768, 16, 1, 1, 8, ops::SoftmaxGrid::per_row};
+  const Pointer out{0x10000, DType::f32}, in{0x20000, DType::f32};
+  auto compile_with = [&](const char* codegen) {
+    setenv("TILEJIT_CODEGEN", codegen, 1);
+    auto kernels = ops::compile_softmax(out, in, 4096, 262144, 262144, 262144, false, o);
+    unsetenv("TILEJIT_CODEGEN");
+    REQUIRE(kernels.size() == 1);
+    return kernels[0];
+  };
+  const CompiledKernel* nvrtc = compile_with("cuda");
+  const CompiledKernel* ptx = compile_with("ptx");
+  CHECK(ptx->metadata().spill_store_bytes == 0);
+  compile_with("tiered");
+  wait_for_background_compiles();
+  const CompiledKernel* tiered = compile_with("tiered");
+  CAPTURE(nvrtc->metadata().spill_store_bytes);
+  const bool nvrtc_spills_more = nvrtc->metadata().spill_store_bytes > ptx->metadata().spill_store_bytes;
+  CHECK(tiered->metadata().codegen == (nvrtc_spills_more ? "ptx" : "cuda"));
+  CHECK(tiered->metadata().spill_store_bytes == 0);
 }

@@ -198,6 +198,12 @@ TEST_CASE("softmax op: rows over thread-block clusters, across slice and cluster
          .out_type = DType::f32,
          .log = true,
          .config = forced(SoftmaxStrategy::cluster, 128, 1, 4)});
+  // 64 values a thread or more (8192 columns over 4 warps): the one-exchange form, with a part
+  // that is all padding (20000 columns over 3 x 8192) and all -inf rows.
+  const SoftmaxConfig one_exchange{SoftmaxStrategy::cluster, 8192, 4, 1, 1, 3, ops::SoftmaxGrid::persistent};
+  check({.rows = 6, .cols = 20000, .config = one_exchange});
+  check({.rows = 5, .cols = 16385, .log = true, .config = one_exchange});
+  check({.rows = 4, .cols = 20000, .in_type = DType::bf16, .out_type = DType::bf16, .config = one_exchange});
   ops::SoftmaxOptions o;
   o.config = forced(SoftmaxStrategy::cluster, 64, 1, 17);
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),

@@ -164,9 +164,12 @@ inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::P
 namespace detail {
 
 /// How the programs sharing a row (a thread-block cluster, or a group exchanging through global
-/// memory) combine their parts' max and sum of exp(x - max) into the row's: one exchange.
+/// memory) combine their values: the row's max and sum of exp in one exchange (stats), or one
+/// value at a time (max, sum).
 struct ClusterExchange {
   std::int64_t size;
+  tl::Tensor max(const tl::Tensor& x) const { return tl::cluster_max(x, size); }
+  tl::Tensor sum(const tl::Tensor& x) const { return tl::cluster_sum(x, size); }
   std::pair<tl::Tensor, tl::Tensor> stats(const tl::Tensor& max, const tl::Tensor& sum) const {
     return tl::cluster_softmax_stats(max, sum, size);
   }
@@ -174,20 +177,27 @@ struct ClusterExchange {
 struct GroupExchange {
   std::int64_t size;
   const tl::Ptr& workspace;
+  tl::Tensor max(const tl::Tensor& x) const { return tl::group_max(x, size, workspace); }
+  tl::Tensor sum(const tl::Tensor& x) const { return tl::group_sum(x, size, workspace); }
   std::pair<tl::Tensor, tl::Tensor> stats(const tl::Tensor& max, const tl::Tensor& sum) const {
     return tl::group_softmax_stats(max, sum, size, workspace);
   }
 };
 
 /// A row over the `set.size` programs of its set: program `rank` holds columns
-/// [rank * BLOCK, (rank + 1) * BLOCK) in registers, exponentiates them against its own max, and
-/// the set combines the parts' max and sum in one exchange; each program then scales its
-/// exponentials by exp(own max - row max) / row sum and writes its slice — one read and one write,
-/// like row_in_registers, and one exponential per element. Sets walk the rows grid-stride.
+/// [rank * BLOCK, (rank + 1) * BLOCK) in registers and writes its slice — one read and one write,
+/// like row_in_registers. Sets walk the rows grid-stride. The set combines the row's max and sum
+/// one of two ways:
+///  - one_exchange: each program exponentiates against its own max, one exchange combines the
+///    (max, sum) pairs, and each scales its exponentials by exp(own max - row max) / row sum;
+///  - else the row's max first, then the sum of exp(x - max): two exchanges, but the loaded row
+///    is all that stays live across them, which the compiler may re-read from L1 instead of
+///    holding (f32 16384 columns over 16 warps: 44 registers, against 62 holding exponentials).
 template <class Exchange>
 void row_slices_in_registers(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
                              const tl::Int& n_rows, const tl::Int& n_cols, std::int64_t block, std::int64_t log,
-                             std::int64_t wide, std::int64_t num_stages, const Exchange& set) {
+                             std::int64_t wide, std::int64_t num_stages, std::int64_t one_exchange,
+                             const Exchange& set) {
   auto rank = tl::program_id(0) % set.size;
   auto sets = tl::num_programs(0) / set.size;
   tl::for_range(tl::program_id(0) / set.size, n_rows, sets, {.num_stages = num_stages}, [&](tl::Int row) {
@@ -195,11 +205,18 @@ void row_slices_in_registers(const tl::Ptr& out, const tl::Ptr& in, const tl::In
     auto mask = cols < n_cols;
     auto x = tl::load(in + row_offset(row, in_stride, wide) + cols, mask, -tl::inf).to(DType::f32);
     auto part_max = tl::max(x, 0);
-    // A part that is all -inf (padding past the row's end) is shifted by 0: exp(-inf - -inf) is NaN.
-    auto shift = tl::where(part_max == -tl::inf, 0.0f, part_max);
-    auto e = tl::exp_fast(x - shift);
-    auto [row_max, row_sum] = set.stats(part_max, tl::sum(e, 0));
-    auto result = log ? x - row_max - tl::log(row_sum) : e * (tl::exp(shift - row_max) / row_sum);
+    auto result = [&]() -> tl::Tensor {
+      if (one_exchange) {
+        // A part that is all -inf (padding past the row's end) is shifted by 0: exp(-inf - -inf) is NaN.
+        auto shift = tl::where(part_max == -tl::inf, 0.0f, part_max);
+        auto e = tl::exp_fast(x - shift);
+        auto [row_max, row_sum] = set.stats(part_max, tl::sum(e, 0));
+        return log ? x - row_max - tl::log(row_sum) : e * (tl::exp(shift - row_max) / row_sum);
+      }
+      auto row_max = set.max(part_max);
+      auto row_sum = set.sum(tl::sum(tl::exp_fast(x - row_max), 0));
+      return normalize(x, row_max, row_sum, log);
+    }();
     tl::store(out + row_offset(row, out_stride, wide) + cols, result, mask);
   });
 }
@@ -233,9 +250,9 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
 /// cluster (sm_90, at most 16), each holding BLOCK columns (detail::row_slices_in_registers).
 inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
                                       tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr CLUSTER, tl::Constexpr LOG,
-                                      tl::Constexpr WIDE, tl::Constexpr NUM_STAGES) {
+                                      tl::Constexpr WIDE, tl::Constexpr NUM_STAGES, tl::Constexpr ONE_EXCHANGE) {
   detail::row_slices_in_registers(out, in, in_stride, out_stride, n_rows, n_cols, BLOCK, LOG, WIDE, NUM_STAGES,
-                                  detail::ClusterExchange{CLUSTER});
+                                  ONE_EXCHANGE, detail::ClusterExchange{CLUSTER});
 }
 
 /// Rows too wide for a cluster's registers: each program of the row's cluster walks its slice
@@ -251,9 +268,10 @@ inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in
 /// exchange through `workspace` in global memory (tl::group_*; a cooperative, persistent launch).
 inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride, tl::Int out_stride,
                                     tl::Int n_rows, tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr GROUP,
-                                    tl::Constexpr LOG, tl::Constexpr WIDE, tl::Constexpr NUM_STAGES) {
+                                    tl::Constexpr LOG, tl::Constexpr WIDE, tl::Constexpr NUM_STAGES,
+                                    tl::Constexpr ONE_EXCHANGE) {
   detail::row_slices_in_registers(out, in, in_stride, out_stride, n_rows, n_cols, BLOCK, LOG, WIDE, NUM_STAGES,
-                                  detail::GroupExchange{GROUP, workspace});
+                                  ONE_EXCHANGE, detail::GroupExchange{GROUP, workspace});
 }
 
 /// As softmax_cluster_online_op, over a group (see softmax_group_op_kernel).
@@ -272,11 +290,11 @@ using SoftmaxRowKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl:
 using SoftmaxOnlineKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
-                                    tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+                                    tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                           tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
-                                  tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+                                  tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int,
                                         tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
