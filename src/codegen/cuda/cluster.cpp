@@ -46,11 +46,6 @@ std::string Emitter::cluster_prologue() const {
 void Emitter::cluster_softmax_stats_op(const ir::Op& op) {
   const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
   const std::string row_max = scalar(op.results[0]), row_sum = scalar(op.results[1]);
-  if (cluster_size_ <= 1) {  // a cluster of one: its own pair (NaN for an all -inf row, as with more)
-    line(fmt::format("float const {} = {};", row_max, m));
-    line(fmt::format("float const {} = {} * expf({} - {});", row_sum, s, m, m));
-    return;
-  }
   std::string max_acc = fresh(value_name(op.results[0]) + "_acc"), sum_acc = fresh(value_name(op.results[1]) + "_acc");
   line(fmt::format("float {}, {};", max_acc, sum_acc));
   line(fmt::format("// cluster_softmax_stats over {} blocks", cluster_size_));
@@ -86,16 +81,27 @@ void Emitter::cluster_softmax_stats_op(const ir::Op& op) {
   line(fmt::format("float const {} = {};", row_sum, sum_acc));
 }
 
+// A cluster or group of one program: its own value, or its own pair (NaN for an all -inf row,
+// as with more programs). Returns false for larger sets.
+bool Emitter::exchange_of_one(const ir::Op& op, int programs) {
+  if (programs > 1) return false;
+  if (op.attrs.reduce == ir::ReduceKind::softmax_stats) {
+    const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
+    line(fmt::format("float const {} = {};", scalar(op.results[0]), m));
+    line(fmt::format("float const {} = {} * expf({} - {});", scalar(op.results[1]), s, m, m));
+  } else {
+    line(fmt::format("{} const {} = {};", storage_type(op.results[0]), scalar(op.results[0]), scalar(op.operands[0])));
+  }
+  return true;
+}
+
 void Emitter::cluster_reduce_op(const ir::Op& op) {
+  if (exchange_of_one(op, cluster_size_)) return;
   if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return cluster_softmax_stats_op(op);
   ir::ValueId src = op.operands[0], res = op.results[0];
   DType t = type(src).elem;
   std::string acc_t = compute_type(t);
   std::string out_t = storage_type(res);
-  if (cluster_size_ <= 1) {  // a cluster of one: the value itself
-    line(fmt::format("{} const {} = {};", out_t, scalar(res), scalar(src)));
-    return;
-  }
   RemoteStore st = remote_store(acc_t);
   std::string acc = fresh(value_name(res) + "_acc");
   line(fmt::format("{} {};", acc_t, acc));

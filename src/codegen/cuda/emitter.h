@@ -64,6 +64,7 @@ class Emitter {
   void reduce_op(const ir::Op& op);
   /// cluster_reduce (cluster.cpp), and the declarations it needs at the top of the kernel.
   void cluster_reduce_op(const ir::Op& op);
+  bool exchange_of_one(const ir::Op& op, int programs);
   void cluster_softmax_stats_op(const ir::Op& op);
   std::string cluster_prologue() const;
   /// group_reduce (group.cpp): the op, the barrier function it calls (emitted before the

@@ -72,11 +72,6 @@ std::string Emitter::group_prologue() const {
 void Emitter::group_softmax_stats_op(const ir::Op& op) {
   const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
   const std::string row_max = scalar(op.results[0]), row_sum = scalar(op.results[1]);
-  if (group_size_ <= 1) {  // a group of one: its own pair (NaN for an all -inf row, as with more)
-    line(fmt::format("float const {} = {};", row_max, m));
-    line(fmt::format("float const {} = {} * expf({} - {});", row_sum, s, m, m));
-    return;
-  }
   const int g = group_size_;
   std::string max_acc = fresh(value_name(op.results[0]) + "_acc"), sum_acc = fresh(value_name(op.results[1]) + "_acc");
   line(fmt::format("float {}, {};", max_acc, sum_acc));
@@ -126,15 +121,12 @@ void Emitter::group_exchange_start(ir::ValueId workspace) {
 }
 
 void Emitter::group_reduce_op(const ir::Op& op) {
+  if (exchange_of_one(op, group_size_)) return;
   if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return group_softmax_stats_op(op);
   ir::ValueId src = op.operands[0], res = op.results[0];
   DType t = type(src).elem;
   std::string acc_t = compute_type(t);
   std::string out_t = storage_type(res);
-  if (group_size_ <= 1) {  // a group of one: the value itself
-    line(fmt::format("{} const {} = {};", out_t, scalar(res), scalar(src)));
-    return;
-  }
   const int g = group_size_;
   std::string acc = fresh(value_name(res) + "_acc");
   line(fmt::format("{} {};", acc_t, acc));
