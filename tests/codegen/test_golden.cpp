@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cluster_rows_kernel.h"
 #include "kernels/softmax_online.h"
 #include "kernels/softmax_rows_2d.h"
 #include "kernels/softmax_seed.h"
@@ -154,6 +155,18 @@ TEST_CASE("golden: softmax_online (BLOCK 1024, f16)") {
   const auto& k =
       examples::softmax_online().compile({fake(DType::f16, 0), fake(DType::f16, 1), 5000, 5000, 5000, 1024}, kOptions);
   check_kernel("softmax_online", k);
+}
+
+TEST_CASE("golden: cluster_stats (BLOCK 64, clusters of 4, f32: one softmax-stats exchange per row)") {
+  const auto& k =
+      tilejit_test::cluster_stats().compile({fake(DType::f32, 0), fake(DType::f32, 1), 6, 200, 64, 4}, kOptions);
+  check_kernel("cluster_stats", k);
+}
+
+TEST_CASE("golden: group_stats (BLOCK 64, groups of 40, f32: the global-memory barrier)") {
+  const auto& k = tilejit_test::group_stats().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::i32, 2), 6, 2500, 64, 40}, kOptions);
+  check_kernel("group_stats", k);
 }
 
 TEST_CASE("golden PTX: softmax_persistent (BLOCK 1024, 4 warps, f32, num_stages 2, PTX generator)") {
