@@ -85,8 +85,9 @@ void launch_over(const CompiledKernel& k, SoftmaxGrid kind, std::int64_t work, c
 // Cluster slices in registers: one exchange (max and sum together) when each thread holds 64
 // values or more — one block per SM, which sits idle through every barrier — else two, which
 // leave the compiler room to re-read the row from L1 instead of holding it. Measured on the
-// H200 (2026-11-30): f32 4096 x 262144 over 8 x 32768 columns 0.83 of copy with one against
-// 0.75-0.77 with two; 4096 x 65536 over 4 x 16384, 0.69 with one against 0.90 with two.
+// H200 (2026-11-30): f32 4096 x 262144 over 8 x 32768 columns 0.83-0.86 of copy with one against
+// 0.75-0.77 with two; 4096 x 65536 over 4 x 16384, 0.69 with one against 0.90 with two
+// (bench/results/gpu_softmax_wide_*.md).
 std::int64_t one_exchange(const SoftmaxConfig& c) { return c.block / (32 * c.num_warps) >= 64 ? 1 : 0; }
 
 CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
