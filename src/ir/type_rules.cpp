@@ -175,7 +175,10 @@ std::vector<Type> infer_result_types(const Function& f, const Op& op) {
   }
   const bool stats = (op.kind == OpKind::cluster_reduce || op.kind == OpKind::group_reduce) &&
                      op.attrs.reduce == ReduceKind::softmax_stats;
-  if (stats) return {special_type(f, op), special_type(f, op)};  // the max and the sum
+  if (stats) {  // the max and the sum
+    const Type t = special_type(f, op);
+    return {t, t};
+  }
   return {special_type(f, op)};
 }
 

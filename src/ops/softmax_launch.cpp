@@ -142,32 +142,26 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const bool in_registers = c.block * c.splits >= p.cols;
   const std::int64_t slice = cdiv(cdiv(p.cols, c.splits), c.block) * c.block;
-  auto args_for = [&] {
+  auto args_with = [&](Pointer ws) {
     // Groups always exchange once: a barrier through global memory costs microseconds.
-    return in_registers ? std::vector<Arg>{p.out,   p.in,     p.in_stride, p.out_stride, p.rows,       p.cols,
-                                           c.block, c.splits, log,         wide,         c.num_stages, 1}
-                        : std::vector<Arg>{p.out, p.in,    p.in_stride, p.out_stride, p.rows, p.cols,
-                                           slice, c.block, c.splits,    log,          wide};
+    return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride, p.rows, p.cols,
+                                           c.block, c.splits, log, wide,        c.num_stages, 1}
+                        : std::vector<Arg>{p.out,  p.in,  ws,      p.in_stride, p.out_stride, p.rows,
+                                           p.cols, slice, c.block, c.splits,    log,          wide};
   };
-  auto kernel_for = [&](Pointer ws) -> std::pair<const CompiledKernel*, std::vector<Arg>> {
-    std::vector<Arg> args = args_for();
-    args.insert(args.begin() + 2, ws);
-    if (in_registers) return {&softmax_group_op().compile(args, options), args};
-    return {&softmax_group_online_op().compile(args, options), args};
-  };
-  if (compile_only) {  // a stand-in workspace address: compiling needs only its type and alignment
-    compile_only->push_back(kernel_for(Pointer{0x10000, DType::f32, memory}).first);
+  // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
+  // every workspace buffer shares, so the same kernel launches with the real one.
+  const std::vector<Arg> stand_in = args_with(Pointer{0x10000, DType::f32, memory});
+  const CompiledKernel& k = in_registers ? softmax_group_op().compile(stand_in, options)
+                                         : softmax_group_online_op().compile(stand_in, options);
+  if (compile_only) {
+    compile_only->push_back(&k);
     return;
   }
-  // The kernel (and so the grid) does not depend on the workspace's address, only on its facts.
-  const CompiledKernel& k = *kernel_for(Pointer{0x10000, DType::f32, memory}).first;
   const std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
   const std::uint64_t bytes = group_workspace_bytes(programs, c.splits);
   workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)), c.splits,
-                    [&](Pointer ws) {
-                      auto [kernel, args] = kernel_for(ws);
-                      kernel->launch(Grid(programs), args, launch_options(stream, cpu_threads));
-                    });
+                    [&](Pointer ws) { k.launch(Grid(programs), args_with(ws), launch_options(stream, cpu_threads)); });
 }
 
 }  // namespace
