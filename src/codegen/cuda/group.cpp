@@ -9,8 +9,9 @@
 // a fixed order (lane l takes slots l, l + 32, ... then a shuffle tree), so every program gets
 // the same bits. The barrier resets itself (the last arrival zeroes the counter before it
 // advances the generation), so the counters are zero again when the launch ends and the next
-// launch with the same group size needs no memset (another size puts its counters elsewhere). The sets alternate as the cluster slots do (cluster.cpp): a block
-// writes a set again only two exchanges later, after every block has read it.
+// launch with the same group size needs no memset (another size puts its counters elsewhere).
+// The sets alternate as the cluster slots do (cluster.cpp): a block writes a set again only two
+// exchanges later, after every block has read it.
 #include <fmt/format.h>
 
 #include "codegen/cuda/cuda_types.h"
