@@ -288,7 +288,7 @@ Tensor exp_fast(const Operand& x) {
   const bool narrow = t == DType::f16 || t == DType::bf16;
   const Tensor wide = tr.make(narrow ? detail::cast_value(tr, v, DType::f32, x.loc()) : v);
   const Tensor scaled = Operand(wide, x.loc()) * Operand(std::numbers::log2e, x.loc());
-  Tensor e = float_math(OpKind::exp2, "exp_fast", Operand(scaled, x.loc()));
+  Tensor e = tr.make(tr.at(x.loc()).exp2_flushing_subnormals(detail::value_of(tr, Operand(scaled, x.loc()))));
   if (!narrow) return e;
   return tr.make(detail::cast_value(tr, detail::value_of(tr, Operand(e, x.loc())), t, x.loc()));
 }

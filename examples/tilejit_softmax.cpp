@@ -232,8 +232,8 @@ int run(const examples::CliArgs& args) {
 
   if (p.kernel == "op") {
     // The GPU's kernels are compiled even without a GPU, so their PTX can be shown.
-    ops::SoftmaxOptions cuda_options;
-    cuda_options.backend = Backend::cuda;
+    // A forced --strategy is shown too: the PTX printed is the kernel that runs.
+    ops::SoftmaxOptions cuda_options = op_options(args, Backend::cuda);
     auto kernels = ops::compile_softmax(Pointer{0x10000, p.dtype}, Pointer{0x20000, p.dtype}, p.rows, p.cols, p.cols,
                                         p.cols, p.log, cuda_options);
     for (const CompiledKernel* k : kernels)

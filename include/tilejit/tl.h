@@ -178,7 +178,8 @@ Tensor exp2(const Operand& x);
 /// e^x computed as exp2(x * log2(e)): on the GPU a multiply and ex2.approx, against expf's
 /// eight-instruction sequence. Rounding x * log2(e) adds a relative error of about |x| * 2^-24
 /// (1e-6 at |x| = 16), so it suits arguments of moderate size such as softmax's x - max, where
-/// large |x| only gives values too small to matter beside the row's largest.
+/// large |x| only gives values too small to matter beside the row's largest. On the GPU results
+/// below 2^-126 (x < -87.3) may flush to zero: 2^y is then one instruction instead of four.
 Tensor exp_fast(const Operand& x);
 Tensor log(const Operand& x);
 Tensor log2(const Operand& x);

@@ -81,6 +81,12 @@ ValueId Builder::binary(OpKind k, ValueId a, ValueId b) { return single(Op{k, {a
 
 ValueId Builder::unary(OpKind k, ValueId a) { return single(Op{k, {a}, {}, {}, {}, {}}); }
 
+ValueId Builder::exp2_flushing_subnormals(ValueId a) {
+  Op op{OpKind::exp2, {a}, {}, {}, {}, {}};
+  op.attrs.flush_subnormals = true;
+  return single(std::move(op));
+}
+
 ValueId Builder::cast(ValueId v, DType to) {
   Op op{OpKind::cast, {v}, {}, {}, {}, {}};
   op.attrs.dtype = to;

@@ -29,6 +29,8 @@ class Builder {
   /// Binary and Compare ops (operands of one type).
   ValueId binary(OpKind k, ValueId a, ValueId b);
   ValueId unary(OpKind k, ValueId a);
+  /// 2^a whose results below 2^-126 may flush to zero: one hardware instruction on the GPU.
+  ValueId exp2_flushing_subnormals(ValueId a);
   ValueId cast(ValueId v, DType to);
   ValueId select(ValueId cond, ValueId a, ValueId b);
   ValueId addptr(ValueId ptr, ValueId offset);

@@ -55,6 +55,7 @@ struct OpAttrs {
   bool has_mask = false;                 // load/store
   bool has_other = false;                // load
   Eviction eviction = Eviction::normal;  // load/store: L2 hint
+  bool flush_subnormals = false;         // exp2: results below 2^-126 may be zero (tl::exp_fast)
 };
 
 struct Op;

@@ -64,6 +64,7 @@ class Printer {
       case OpKind::reduce: return fmt::format("axis={}", a.axis);
       case OpKind::cluster_reduce: return fmt::format("cluster={}", a.cluster_size);
       case OpKind::group_reduce: return fmt::format("group={}", a.cluster_size);
+      case OpKind::exp2: return a.flush_subnormals ? "ftz" : "";
       case OpKind::load:
       case OpKind::store:
         return a.eviction == Eviction::first ? "evict_first" : a.eviction == Eviction::last ? "evict_last" : "";

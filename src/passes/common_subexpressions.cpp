@@ -18,7 +18,7 @@ bool is_pure(ir::OpKind k) {
 
 // Everything that makes two ops compute the same value.
 using OpKey = std::tuple<int, std::vector<ir::ValueId>, std::int64_t, double, std::int64_t, std::int64_t, int, int, int,
-                         std::string>;
+                         bool, std::string>;
 
 OpKey key_of(const ir::Function& f, const ir::Op& op) {
   const auto& a = op.attrs;
@@ -31,6 +31,7 @@ OpKey key_of(const ir::Function& f, const ir::Op& op) {
           a.axis,
           static_cast<int>(a.reduce),
           static_cast<int>(a.dtype),
+          a.flush_subnormals,
           ir::to_string(f.type(op.results[0]))};
 }
 

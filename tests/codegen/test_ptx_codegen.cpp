@@ -226,12 +226,34 @@ TEST_CASE("PTX path: the instructions that carry the CUDA C path's semantics") {
       {fake(DType::bf16, 0), fake(DType::bf16, 1), 1024, 1024, 4096, 1000, 1024, 2}, ptx_options(4, "sm_90"));
   const std::string& ptx = k.stage("ptx");
   for (const char* needle :
-       {"max.NaN.f32", "shfl.sync.bfly.b32", "bar.sync 0", "rcp.approx.ftz.f32", "div.full.f32", "ex2.approx.f32",
+       {"max.NaN.f32", "shfl.sync.bfly.b32", "bar.sync 0", "rcp.approx.ftz.f32", "div.full.f32", "ex2.approx.ftz.f32",
         "cvt.rn.bf16.f32", "%nctaid.x", "%ctaid.x", ".extern .shared .align 16 .b8 tj_smem[]", ".loc ", ".file 1"}) {
     CAPTURE(needle);
     CHECK(ptx.find(needle) != std::string::npos);
   }
   CHECK(k.metadata().dynamic_shared_bytes > 0);
+}
+
+TEST_CASE("exp_fast is one ex2.approx.ftz in both generators; exp2 keeps subnormal results") {
+  static void (*fn)(tl::Ptr, tl::Ptr, tl::Ptr, tl::Constexpr) = [](tl::Ptr fast, tl::Ptr exact, tl::Ptr in,
+                                                                   tl::Constexpr BLOCK) {
+    auto offs = tl::arange(0, BLOCK);
+    auto x = tl::load(in + offs);
+    tl::store(fast + offs, tl::exp_fast(x));
+    tl::store(exact + offs, tl::exp2(x));
+  };
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Constexpr> k("exp_forms", fn, {"fast", "exact", "in", "BLOCK"});
+  std::vector<Arg> args{fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 256};
+  const auto& ptx = k.compile(args, ptx_options(4, "sm_90"));
+  REQUIRE(ptx.metadata().codegen == "ptx");
+  CHECK(ptx.stage("ptx").find("ex2.approx.ftz.f32") != std::string::npos);
+  CHECK(ptx.stage("ptx").find("ex2.approx.f32") != std::string::npos);
+  CompileOptions cuda = ptx_options(4, "sm_90");
+  cuda.codegen = GpuCodegen::cuda;
+  const auto& c = k.compile(args, cuda);
+  CHECK(c.stage("cuda").find("tj_ex2_ftz(") != std::string::npos);
+  CHECK(c.stage("cuda").find("exp2f(") != std::string::npos);
+  CHECK(c.stage("ir").find("ftz") != std::string::npos);
 }
 
 TEST_CASE("a kernel the PTX generator cannot express falls back to CUDA C and says why") {

@@ -62,11 +62,7 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
 #line 72 "cluster_rows_kernel.h"
     float v25_acc_8[1];
     #pragma unroll
-    for (int r = 0; r < 1; ++r) if ((r & 0) == 0) {
-      v25_acc_8[r] = v24[r];
-      #pragma unroll
-      for (int k = 1; k < 1; ++k) if ((k & ~0) == 0) v25_acc_8[r] = tj_max(v25_acc_8[r], v24[r | k]);
-    }
+    for (int r = 0; r < 1; ++r) v25_acc_8[r] = v24[r];
     #pragma unroll
     for (int r = 0; r < 1; ++r) if ((r & 0) == 0) v25_acc_8[r] = tj_max(v25_acc_8[r], __shfl_xor_sync(0xffffffffu, v25_acc_8[r], 1));
     #pragma unroll
@@ -107,11 +103,7 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
     for (int r = 0; r < 1; ++r) v31[r] = expf(v30[r]);
     float v32_acc_10[1];
     #pragma unroll
-    for (int r = 0; r < 1; ++r) if ((r & 0) == 0) {
-      v32_acc_10[r] = v31[r];
-      #pragma unroll
-      for (int k = 1; k < 1; ++k) if ((k & ~0) == 0) v32_acc_10[r] = v32_acc_10[r] + v31[r | k];
-    }
+    for (int r = 0; r < 1; ++r) v32_acc_10[r] = v31[r];
     #pragma unroll
     for (int r = 0; r < 1; ++r) if ((r & 0) == 0) v32_acc_10[r] = v32_acc_10[r] + __shfl_xor_sync(0xffffffffu, v32_acc_10[r], 1);
     #pragma unroll

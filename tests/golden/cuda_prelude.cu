@@ -43,6 +43,13 @@ __device__ __forceinline__ float tj_div_full(float x, float y) {
   asm("div.full.f32 %0, %1, %2;" : "=f"(d) : "f"(x), "f"(y));
   return d;
 }
+// 2^x as one MUFU.EX2 (PTX ex2.approx.ftz): exp2f adds three instructions per element to keep
+// results below 2^-126, which tl::exp_fast lets go to zero.
+__device__ __forceinline__ float tj_ex2_ftz(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
 // 1 / y within 1 ulp for normal y (PTX rcp.approx): rcp.rn adds a slow-path subroutine that was
 // an eighth of ptxas's time on the seed softmax.
 __device__ __forceinline__ float tj_rcp_approx(float y) {

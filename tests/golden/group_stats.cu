@@ -78,11 +78,7 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
 #line 72 "cluster_rows_kernel.h"
     float v26_acc_8[1];
     #pragma unroll
-    for (int r = 0; r < 1; ++r) if ((r & 0) == 0) {
-      v26_acc_8[r] = v25[r];
-      #pragma unroll
-      for (int k = 1; k < 1; ++k) if ((k & ~0) == 0) v26_acc_8[r] = tj_max(v26_acc_8[r], v25[r | k]);
-    }
+    for (int r = 0; r < 1; ++r) v26_acc_8[r] = v25[r];
     #pragma unroll
     for (int r = 0; r < 1; ++r) if ((r & 0) == 0) v26_acc_8[r] = tj_max(v26_acc_8[r], __shfl_xor_sync(0xffffffffu, v26_acc_8[r], 1));
     #pragma unroll
@@ -123,11 +119,7 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
     for (int r = 0; r < 1; ++r) v32[r] = expf(v31[r]);
     float v33_acc_10[1];
     #pragma unroll
-    for (int r = 0; r < 1; ++r) if ((r & 0) == 0) {
-      v33_acc_10[r] = v32[r];
-      #pragma unroll
-      for (int k = 1; k < 1; ++k) if ((k & ~0) == 0) v33_acc_10[r] = v33_acc_10[r] + v32[r | k];
-    }
+    for (int r = 0; r < 1; ++r) v33_acc_10[r] = v32[r];
     #pragma unroll
     for (int r = 0; r < 1; ++r) if ((r & 0) == 0) v33_acc_10[r] = v33_acc_10[r] + __shfl_xor_sync(0xffffffffu, v33_acc_10[r], 1);
     #pragma unroll

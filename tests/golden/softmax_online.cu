@@ -119,11 +119,13 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
 #line 30 "softmax_online.h"
   float v42_acc_12[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-    v42_acc_12[r] = v20[r];
-    #pragma unroll
-    for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v42_acc_12[r] = tj_max(v42_acc_12[r], v20[r | k]);
-  }
+  for (int r = 0; r < 8; ++r) v42_acc_12[r] = v20[r];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 1) == 0) v42_acc_12[r] = tj_max(v42_acc_12[r], v42_acc_12[r | 1]);
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 3) == 0) v42_acc_12[r] = tj_max(v42_acc_12[r], v42_acc_12[r | 2]);
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v42_acc_12[r] = tj_max(v42_acc_12[r], v42_acc_12[r | 4]);
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v42_acc_12[r] = tj_max(v42_acc_12[r], __shfl_xor_sync(0xffffffffu, v42_acc_12[r], 1));
   #pragma unroll
@@ -163,11 +165,13 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
   for (int r = 0; r < 8; ++r) v46[r] = (v21[r] * v45[r]);
   float v47_acc_14[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-    v47_acc_14[r] = v46[r];
-    #pragma unroll
-    for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v47_acc_14[r] = v47_acc_14[r] + v46[r | k];
-  }
+  for (int r = 0; r < 8; ++r) v47_acc_14[r] = v46[r];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 1) == 0) v47_acc_14[r] = v47_acc_14[r] + v47_acc_14[r | 1];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 3) == 0) v47_acc_14[r] = v47_acc_14[r] + v47_acc_14[r | 2];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v47_acc_14[r] = v47_acc_14[r] + v47_acc_14[r | 4];
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v47_acc_14[r] = v47_acc_14[r] + __shfl_xor_sync(0xffffffffu, v47_acc_14[r], 1);
   #pragma unroll

@@ -81,11 +81,13 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
 #line 40 "softmax_seed.h"
     float v33_acc_12[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v33_acc_12[r] = v23[r];
-      #pragma unroll
-      for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], v23[r | k]);
-    }
+    for (int r = 0; r < 8; ++r) v33_acc_12[r] = v23[r];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 1) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], v33_acc_12[r | 1]);
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 3) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], v33_acc_12[r | 2]);
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], v33_acc_12[r | 4]);
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v33_acc_12[r] = tj_max(v33_acc_12[r], __shfl_xor_sync(0xffffffffu, v33_acc_12[r], 1));
     #pragma unroll
@@ -126,15 +128,17 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     for (int r = 0; r < 8; ++r) v38[r] = (v35[r] * v37_14[r]);
     float v39[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v39[r] = exp2f(v38[r]);
+    for (int r = 0; r < 8; ++r) v39[r] = tj_ex2_ftz(v38[r]);
 #line 42 "softmax_seed.h"
     float v40_acc_15[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v40_acc_15[r] = v39[r];
-      #pragma unroll
-      for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v40_acc_15[r] = v40_acc_15[r] + v39[r | k];
-    }
+    for (int r = 0; r < 8; ++r) v40_acc_15[r] = v39[r];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 1) == 0) v40_acc_15[r] = v40_acc_15[r] + v40_acc_15[r | 1];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 3) == 0) v40_acc_15[r] = v40_acc_15[r] + v40_acc_15[r | 2];
+    #pragma unroll
+    for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v40_acc_15[r] = v40_acc_15[r] + v40_acc_15[r | 4];
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v40_acc_15[r] = v40_acc_15[r] + __shfl_xor_sync(0xffffffffu, v40_acc_15[r], 1);
     #pragma unroll

@@ -90,11 +90,11 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
 #line 20 "softmax_rows_2d.h"
   float v32_acc_21[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) if ((r & 3) == 0) {
-    v32_acc_21[r] = v31[r];
-    #pragma unroll
-    for (int k = 1; k < 16; ++k) if ((k & ~3) == 0) v32_acc_21[r] = tj_max(v32_acc_21[r], v31[r | k]);
-  }
+  for (int r = 0; r < 16; ++r) v32_acc_21[r] = v31[r];
+  #pragma unroll
+  for (int r = 0; r < 16; ++r) if ((r & 1) == 0) v32_acc_21[r] = tj_max(v32_acc_21[r], v32_acc_21[r | 1]);
+  #pragma unroll
+  for (int r = 0; r < 16; ++r) if ((r & 3) == 0) v32_acc_21[r] = tj_max(v32_acc_21[r], v32_acc_21[r | 2]);
   #pragma unroll
   for (int r = 0; r < 16; ++r) if ((r & 3) == 0) v32_acc_21[r] = tj_max(v32_acc_21[r], __shfl_xor_sync(0xffffffffu, v32_acc_21[r], 1));
   #pragma unroll
@@ -122,11 +122,11 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
 #line 22 "softmax_rows_2d.h"
   float v37_acc_22[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) if ((r & 3) == 0) {
-    v37_acc_22[r] = v36[r];
-    #pragma unroll
-    for (int k = 1; k < 16; ++k) if ((k & ~3) == 0) v37_acc_22[r] = v37_acc_22[r] + v36[r | k];
-  }
+  for (int r = 0; r < 16; ++r) v37_acc_22[r] = v36[r];
+  #pragma unroll
+  for (int r = 0; r < 16; ++r) if ((r & 1) == 0) v37_acc_22[r] = v37_acc_22[r] + v37_acc_22[r | 1];
+  #pragma unroll
+  for (int r = 0; r < 16; ++r) if ((r & 3) == 0) v37_acc_22[r] = v37_acc_22[r] + v37_acc_22[r | 2];
   #pragma unroll
   for (int r = 0; r < 16; ++r) if ((r & 3) == 0) v37_acc_22[r] = v37_acc_22[r] + __shfl_xor_sync(0xffffffffu, v37_acc_22[r], 1);
   #pragma unroll

@@ -40,11 +40,13 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
 #line 25 "softmax_seed.h"
   float v16_acc_6[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-    v16_acc_6[r] = v15[r];
-    #pragma unroll
-    for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v16_acc_6[r] = tj_max(v16_acc_6[r], v15[r | k]);
-  }
+  for (int r = 0; r < 8; ++r) v16_acc_6[r] = v15[r];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 1) == 0) v16_acc_6[r] = tj_max(v16_acc_6[r], v16_acc_6[r | 1]);
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 3) == 0) v16_acc_6[r] = tj_max(v16_acc_6[r], v16_acc_6[r | 2]);
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v16_acc_6[r] = tj_max(v16_acc_6[r], v16_acc_6[r | 4]);
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v16_acc_6[r] = tj_max(v16_acc_6[r], __shfl_xor_sync(0xffffffffu, v16_acc_6[r], 1));
   #pragma unroll
@@ -85,15 +87,17 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
   for (int r = 0; r < 8; ++r) v21[r] = (v18[r] * v20_8[r]);
   float v22[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) v22[r] = exp2f(v21[r]);
+  for (int r = 0; r < 8; ++r) v22[r] = tj_ex2_ftz(v21[r]);
 #line 27 "softmax_seed.h"
   float v23_acc_9[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-    v23_acc_9[r] = v22[r];
-    #pragma unroll
-    for (int k = 1; k < 8; ++k) if ((k & ~7) == 0) v23_acc_9[r] = v23_acc_9[r] + v22[r | k];
-  }
+  for (int r = 0; r < 8; ++r) v23_acc_9[r] = v22[r];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 1) == 0) v23_acc_9[r] = v23_acc_9[r] + v23_acc_9[r | 1];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 3) == 0) v23_acc_9[r] = v23_acc_9[r] + v23_acc_9[r | 2];
+  #pragma unroll
+  for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_9[r] = v23_acc_9[r] + v23_acc_9[r | 4];
   #pragma unroll
   for (int r = 0; r < 8; ++r) if ((r & 7) == 0) v23_acc_9[r] = v23_acc_9[r] + __shfl_xor_sync(0xffffffffu, v23_acc_9[r], 1);
   #pragma unroll

@@ -158,6 +158,44 @@ TEST_CASE("exp_fast of f16 and bf16 blocks keeps the 16-bit result's own accurac
   }
 }
 
+TEST_CASE("exp_fast and exp2 near and below the smallest normal float") {
+  // e^x crosses 2^-126 at x = -87.3. exp_fast may give zero below it (the GPU's ex2.approx.ftz)
+  // and nothing else; exp2 keeps subnormal results (2^x down to 2^-149).
+  static const Kernel k("unary", unary_kernel, {"y", "x", "n", "OP", "R", "C"});
+  const std::int64_t n = 4096;
+  struct Case {
+    int op;
+    float lo, hi;
+    double bound;  // relative error of a normal result (exp_fast: plus |x| * 2^-23 for x * log2(e))
+  };
+  for (Case c : {Case{kExpFast, -110.f, -70.f, 2e-6 + 110 * 0x1p-23}, Case{kExp2, -148.f, -110.f, 2e-6}}) {
+    CAPTURE(c.op);
+    auto x = random_floats(n, c.lo, c.hi, 21);
+    Buffer bx = buffer(DType::f32, n), by = buffer(DType::f32, n);
+    bx.upload(x);
+    k.launch({static_cast<std::uint64_t>(cdiv(n, 1024))}, {by, bx, n, c.op, 1, 1024}, options());
+    finish();
+    auto y = by.download<float>();
+    int flushed = 0, subnormal = 0;
+    double worst = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double want = c.op == kExp2 ? std::exp2(double{x[i]}) : std::exp(double{x[i]});
+      if (want >= 0x1p-126) {
+        worst = std::max(worst, rel_diff(y[i], want));
+      } else if (c.op == kExpFast && y[i] == 0.0f) {
+        ++flushed;
+      } else {
+        ++subnormal;
+        // Measured against the smallest normal: a subnormal's last place is 2^-149 = 2^-126 * 2^-23.
+        worst = std::max(worst, std::fabs(y[i] - want) / 0x1p-126);
+      }
+    }
+    CHECK(worst <= c.bound);
+    if (c.op == kExp2) CHECK(subnormal > n / 2);
+    MESSAGE("flushed to zero: ", flushed, ", subnormal: ", subnormal);
+  }
+}
+
 TEST_CASE("binary ops and where on 1-D blocks, f32 and f16") {
   static const Kernel k("binary", binary_kernel, {"z", "x", "y", "n", "OP", "BLOCK"});
   const std::int64_t n = 5000;

@@ -316,7 +316,9 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
     // expf/exp2f (2 ulp over the whole range); a faster ex2.approx form would lose accuracy
     // for large arguments.
     case ir::OpKind::exp: return math("expf", "exp");
-    case ir::OpKind::exp2: return math("exp2f", "exp2");
+    case ir::OpKind::exp2:
+      if (op.attrs.flush_subnormals && !f64) return wrap(fmt::format("tj_ex2_ftz({})", c(0)));
+      return math("exp2f", "exp2");
     case ir::OpKind::log: return math("logf", "log");
     case ir::OpKind::log2: return math("log2f", "log2");
     case ir::OpKind::sqrt: return math("sqrtf", "sqrt");

@@ -33,14 +33,17 @@ void Emitter::reduce_op(const ir::Op& op) {
   // Registers whose index has no bits along the axis own one partial result each.
   std::string owner = fmt::format("if ((r & {}) == 0)", reg_axis);
 
+  // Within the thread, a pairwise tree (one step per register bit along the axis): a chain of
+  // dependent adds or maxes over 32 registers would cost 32 latencies before the shuffles.
   line(fmt::format("{} {}[{}];", acc_t, acc, n));
-  line("#pragma unroll");
-  open(fmt::format("for (int r = 0; r < {}; ++r) {}", n, owner));
-  line(fmt::format("{}[r] = {};", acc, to_compute(t, in + "[r]")));
-  line("#pragma unroll");
-  line(fmt::format("for (int k = 1; k < {}; ++k) if ((k & ~{}) == 0) {}[r] = {};", n, reg_axis, acc,
-                   reduce_combine(kind, acc + "[r]", to_compute(t, in + "[r | k]"))));
-  close();
+  per_register(n, fmt::format("{}[r] = {};", acc, to_compute(t, in + "[r]")));
+  std::uint32_t folded = 0;
+  for (int bit = 0; (1 << bit) < n; ++bit) {
+    if (!(reg_axis & (1u << bit))) continue;
+    folded |= 1u << bit;
+    per_register(n, fmt::format("if ((r & {}) == 0) {}[r] = {};", folded, acc,
+                                reduce_combine(kind, acc + "[r]", fmt::format("{}[r | {}]", acc, 1 << bit))));
+  }
   for (int bit = 0; bit < 5; ++bit)
     if (lane_axis & (1u << bit))
       per_register(n,

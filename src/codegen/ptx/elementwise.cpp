@@ -317,7 +317,10 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
     case ir::OpCategory::Compare:
       if (type(op.operands[0]).is_ptr) unsupported(op.kind, in);
       return compare(op.kind, in, args.at(0), args.at(1));
-    case ir::OpCategory::Unary: return unary(op.kind, in, args.at(0));
+    case ir::OpCategory::Unary:
+      if (op.kind == ir::OpKind::exp2 && op.attrs.flush_subnormals && compute_dtype(in) == DType::f32)
+        return from_compute(in, exp2_ftz_f32(code_, to_compute(in, args.at(0))));
+      return unary(op.kind, in, args.at(0));
     default: break;
   }
   switch (op.kind) {

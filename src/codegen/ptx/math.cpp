@@ -103,6 +103,13 @@ std::string exp2_f32(Code& c, const std::string& x) {
   return d;
 }
 
+// ex2.approx.ftz: one MUFU.EX2, against three more instructions that keep subnormal results.
+std::string exp2_ftz_f32(Code& c, const std::string& x) {
+  std::string d = c.reg(RegClass::f32);
+  c.ins(fmt::format("ex2.approx.ftz.f32 {}, {}", d, x));
+  return d;
+}
+
 // log(x) = e * ln 2 + log(1 + f), x = (1 + f) * 2^e with 1 + f in [2/3, 4/3): log1p(f) is
 // f - f^2/2 + f^3 * p(f), a minimax polynomial evaluated with fmas.
 std::string log_f32(Code& c, const std::string& x) {

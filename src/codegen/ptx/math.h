@@ -11,6 +11,7 @@ namespace tilejit::codegen::ptx {
 
 std::string exp_f32(Code& c, const std::string& x);
 std::string exp2_f32(Code& c, const std::string& x);
+std::string exp2_ftz_f32(Code& c, const std::string& x);  // subnormal results flush to zero
 std::string log_f32(Code& c, const std::string& x);
 std::string log2_f32(Code& c, const std::string& x);
 std::string sqrt_f32(Code& c, const std::string& x);

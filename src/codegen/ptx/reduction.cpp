@@ -52,12 +52,18 @@ void Emitter::reduce_op(const ir::Op& op) {
     return out;
   }();
 
+  // Within the thread, a pairwise tree over the register bits along the axis (the CUDA C
+  // generator's order): a chain of dependent combines would cost one latency per register.
   Regs acc(static_cast<std::size_t>(n));
-  for (int r : owners) {
-    std::string a = to_compute(t, in[static_cast<std::size_t>(r)]);
-    for (int k = 1; k < n; ++k)
-      if ((k & ~reg_axis) == 0) a = binary(combine, acc_t, a, to_compute(t, in[static_cast<std::size_t>(r | k)]));
-    acc[static_cast<std::size_t>(r)] = a;
+  for (int r = 0; r < n; ++r) acc[static_cast<std::size_t>(r)] = to_compute(t, in[static_cast<std::size_t>(r)]);
+  int folded = 0;
+  for (int bit = 0; (1 << bit) < n; ++bit) {
+    if (!(reg_axis & (1 << bit))) continue;
+    folded |= 1 << bit;
+    for (int r = 0; r < n; ++r)
+      if ((r & folded) == 0)
+        acc[static_cast<std::size_t>(r)] =
+            binary(combine, acc_t, acc[static_cast<std::size_t>(r)], acc[static_cast<std::size_t>(r | (1 << bit))]);
   }
   for (int bit = 0; bit < 5; ++bit) {
     if (!(lane_axis & (1u << bit))) continue;
