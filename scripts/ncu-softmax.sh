@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# On the GPU machine: ncu sections (speed of light, occupancy, launch, scheduler, warp state) and
+# static SASS opcode counts of the softmax op's kernels, one shape per line of PROBES_FILE
+# (tilejit-softmax arguments). NVRTC's kernels (TILEJIT_CODEGEN=cuda). Results under $OUT.
+#
+#   OUT=out PROBES_FILE=shapes.txt bash scripts/ncu-softmax.sh
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+cmake -S . -B build-gpu -DTILEJIT_WITH_LLVM=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1
+cmake --build build-gpu -j 16 --target tilejit-softmax >>"$OUT/build.log" 2>&1 || {
+  tail -30 "$OUT/build.log"
+  exit 1
+}
+export TILEJIT_CODEGEN=cuda TILEJIT_CACHE_DIR=$PWD/ncu-cache
+i=0
+while read -r args; do
+  i=$((i + 1))
+  echo "=== $i: $args" | tee -a "$OUT/diag.txt"
+  # shellcheck disable=SC2086  # an argument list
+  ./build-gpu/examples/tilejit-softmax $args --reps 20 >"$OUT/run_$i.txt" 2>&1
+  grep -E "^PTX|library op|fraction" "$OUT/run_$i.txt" | tee -a "$OUT/diag.txt"
+  for ptx in $(grep -E "^PTX" "$OUT/run_$i.txt" | sed 's/.*: //'); do
+    ptxas -arch=sm_90 -O3 "$ptx" -o /tmp/k.cubin && nvdisasm -c /tmp/k.cubin >/tmp/k.sass 2>&1
+    echo "SASS opcodes:" | tee -a "$OUT/diag.txt"
+    grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?U?P[0-9T] )?[A-Z0-9_.]+' /tmp/k.sass | awk '{print $NF}' | sed 's/\..*//' |
+      sort | uniq -c | sort -rn | head -25 | tr '\n' ' ' | tee -a "$OUT/diag.txt"
+    echo | tee -a "$OUT/diag.txt"
+  done
+  # shellcheck disable=SC2086
+  timeout 120 ncu --clock-control none -k regex:softmax_ --launch-skip 3 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section SchedulerStats ./build-gpu/examples/tilejit-softmax $args --reps 5 >"$OUT/ncu_$i.txt" 2>&1
+  grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|No Eligible|One or More|Warp Cycles Per Issued" \
+    "$OUT/ncu_$i.txt" | tee -a "$OUT/diag.txt"
+done <"${PROBES_FILE:?a file of tilejit-softmax argument lists}"
