@@ -52,6 +52,14 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
   CHECK(ops::shipped_softmax_config_for("NVIDIA H200", 3000, 3000, DType::f32) == mid);
   CHECK(!ops::shipped_softmax_config_for("NVIDIA H200", 100, 4096, DType::f32));
   CHECK(!ops::shipped_softmax_config_for("Some Other GPU", 4096, 4096, DType::f32));
+  // Few wide f32 rows: one group of 132 programs (one per SM) per row, walking its slices.
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{128, 1 << 20}, {16, 4 << 20}}) {
+    auto g = ops::shipped_softmax_config_for("NVIDIA H200", rows, cols, DType::f32);
+    REQUIRE(g);
+    CHECK(g->strategy == SoftmaxStrategy::group);
+    CHECK(g->splits == 132);
+    CHECK(g->block * g->splits < cols);
+  }
 
   ops::SoftmaxOptions cuda;
   cuda.backend = Backend::cuda;
@@ -60,6 +68,7 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
                             {4096, 65536},
                             {4096, 262144},
                             {16, 4 << 20},
+                            {128, 1 << 20},
                             {65536, 32},
                             {32768, 512}})
     for (DType t : {DType::f32, DType::bf16}) {
