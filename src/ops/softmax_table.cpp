@@ -107,8 +107,10 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
     c.num_warps = 16;
     return c;
   }
-  // (No group here: on the H200 every group configuration tried for few wide rows ran slower than
-  // split_row or the walking clusters, bench/results/group_probes_*.md. The tuner still tries them.)
+  // (No group here. On the H200 groups holding their slices in registers lost to split_row and
+  // the walking clusters everywhere (bench/results/group_probes_*.md); walking groups of one
+  // program per SM won for f32 128 x 1M and 16 x 4M but lost for bf16 and 1 x 16M
+  // (probes_aefcda4.md), so only the H200's tuned table names them, for those two bands.)
   if (rows >= 2 * static_cast<std::int64_t>(parallel) || rows > 65535) {
     c.strategy = SoftmaxStrategy::online;
     c.block = kOnlineBlock;
