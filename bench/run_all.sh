@@ -9,8 +9,9 @@
 #   latency-cuda    bench-latency with TILEJIT_CODEGEN=cuda, CUDA C + NVRTC (cuda/latency.md)
 #   generators  tilejit's op and seed kernels (and copy) through each generator, cuda, ptx, then
 #               tiered: generators/<generator>/softmax.md
-#   probe       tilejit-softmax once per argument list in PROBES (';'-separated), e.g. forced
-#               configurations: probe.log, and the last line of each (its bandwidth) in probe.md
+#   probe       tilejit-softmax once per argument list in PROBES (';'-separated) or, when PROBES is
+#               empty, per line of the file PROBES_FILE (relative to the repository root), e.g.
+#               forced configurations: probe.log, and the last line of each (its bandwidth) in probe.md
 #   none        nothing (a tests-only gpu-check run)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
@@ -39,7 +40,13 @@ for bench in ${BENCHES:-softmax latency}; do
     probe)
       echo "| arguments | result |" >"$OUT/probe.md"
       echo "|---|---|" >>"$OUT/probe.md"
-      IFS=';' read -ra probes <<<"${PROBES:-}"
+      if [[ -n ${PROBES:-} ]]; then
+        IFS=';' read -ra probes <<<"$PROBES"
+      elif [[ -n ${PROBES_FILE:-} ]]; then
+        mapfile -t probes < <(grep -v '^[[:space:]]*$' "$PROBES_FILE")
+      else
+        probes=()
+      fi
       for probe in "${probes[@]}"; do
         # shellcheck disable=SC2086  # each probe is an argument list
         # A probe that fails (e.g. a configuration the device cannot hold) reports its last line too.

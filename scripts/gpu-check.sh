@@ -11,7 +11,8 @@
 # (GPU_CHECK_BUDGET_S, default 540 s; the bench step at most BENCH_CAP_S, default 330 s), so the
 # whole script ends within the 10-minute call limit. BENCHES picks the benchmarks (bench/run_all.sh);
 # GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already tested in the session);
-# GPU_CHECK_TESTS_REGEX runs only the suites it matches (ctest -R); GPU_CHECK_CMAKE_ARGS adds
+# GPU_CHECK_TESTS_REGEX runs only the suites it matches (ctest -R); GPU_CHECK_DEMO=0 leaves out the
+# softmax demo over a few shapes (about 25 s of device time); GPU_CHECK_CMAKE_ARGS adds
 # configure options (e.g. -DTILEJIT_WITH_NVPTXCOMPILER=ON).
 # Steps keep going after a failure; the exit status is non-zero if any step failed.
 #
@@ -153,7 +154,9 @@ fi
 banner "softmax"
 export TILEJIT_DUMP_DIR=$ROOT/$BUILD/tilejit-dump
 softmax_rows=()
-if ((built)); then
+if ((built)) && [[ ${GPU_CHECK_DEMO:-1} == 0 ]]; then
+  record "softmax demo" skipped 0 "GPU_CHECK_DEMO=0"
+elif ((built)); then
   for cols in "${COLS_LIST[@]}"; do
     for kernel in "${KERNELS[@]}"; do
       args=(--rows "$ROWS" --cols "$cols" --kernel "$kernel")
