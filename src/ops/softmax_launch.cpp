@@ -98,6 +98,12 @@ CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
   return o;
 }
 
+// Columns per part of a row split `parts` ways, rounded up to whole loop steps of `block`: the
+// chunks of split_row and the slices that walking clusters and groups give each program.
+std::int64_t part_columns(std::int64_t cols, std::int64_t parts, std::int64_t block) {
+  return cdiv(cdiv(cols, parts), block) * block;
+}
+
 // split_row: per-chunk partials into a workspace, then a second launch combines and normalizes.
 // (Rows in L2-sized groups, one launch pair each, ran slower on the H200: 16 x 4M f32 0.46 of
 // copy against 0.60 in one pair.)
@@ -107,7 +113,7 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
   // Chunks are whole loop steps; recount the splits so none is empty.
-  const std::int64_t chunk = cdiv(cdiv(p.cols, c.splits), c.block) * c.block;
+  const std::int64_t chunk = part_columns(p.cols, c.splits, c.block);
   const std::int64_t splits = cdiv(p.cols, chunk);
   Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   auto args_for = [&](Pointer ws) {  // step 1's and step 2's
@@ -141,7 +147,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const CompileOptions options = compile_options(c, backend);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const bool in_registers = c.block * c.splits >= p.cols;
-  const std::int64_t slice = cdiv(cdiv(p.cols, c.splits), c.block) * c.block;
+  const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
   auto args_with = [&](Pointer ws) {
     // Groups always exchange once: a barrier through global memory costs microseconds.
     return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride, p.rows, p.cols,
@@ -223,7 +229,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
         return;
       }
       // Slices of whole steps, walked twice.
-      std::int64_t slice = cdiv(cdiv(p.cols, c.splits), c.block) * c.block;
+      const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
       std::vector<Arg> args{p.out, p.in,    p.in_stride, p.out_stride, p.rows, p.cols,
                             slice, c.block, c.splits,    log,          wide};
       over(softmax_cluster_online_op().compile(args, options), p.rows, args);
