@@ -214,6 +214,7 @@ int run(const examples::CliArgs& args) {
     if (p.block > 16384) throw Error(fmt::format("--cols {} is wider than the seed kernel holds (16384)", p.cols));
     p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps"))
                                       : ops::seed_config(p.cols, dtype_size(p.dtype)).num_warps;
+    if (args.given("stages")) p.num_stages = static_cast<int>(args.integer("stages"));
     // Always the CUDA compile: it is what the GPU runs, and its PTX is worth showing without one.
     const CompiledKernel& k =
         seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), {p.num_warps, p.num_stages, "", Backend::cuda});

@@ -16,9 +16,10 @@ bool eliminate_dead_code(ir::Function& f);
 bool eliminate_common_subexpressions(ir::Function& f);
 
 /// Software pipelining (CUDA): in loops with num_stages >= 2 (the loop's own hint, else
-/// `default_stages`), issues the next iteration's loads at the top of the current one
-/// through loop-carried values. Loads whose block would need more than 32 elements per
-/// thread (at `num_warps`) are left alone: two copies in registers would spill.
+/// `default_stages`), keeps the loads of the next num_stages - 1 iterations in flight through
+/// loop-carried values. Loads whose block would need more than 32 elements per thread (at
+/// `num_warps`) are left alone: two copies in registers would spill. Beyond one iteration
+/// ahead, the depth stops where the copies in flight would pass 64 elements per thread.
 bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages);
 
 /// The standard pipeline: the passes above to a fixed point. Verifies after each pass when

@@ -1,12 +1,17 @@
-// Software pipelining for loops with num_stages >= 2: the loads of iteration i+1 are issued
-// at the top of iteration i (into a loop-carried value), so their latency overlaps the work
-// on the current iteration's data. A load qualifies when its pointers, mask and `other`
-// depend only on the induction variable and on values defined before the loop.
+// Software pipelining for loops with num_stages >= 2: the loads of the next num_stages - 1
+// iterations are in flight while the current one is consumed (loop-carried values, one per
+// iteration ahead), so their latency overlaps the work on the current iteration's data. A load
+// qualifies when its pointers, mask and `other` depend only on the induction variable and on
+// values defined before the loop. With two stages:
 //
 //   for i ... { x = load(p(i), m(i)); use(x) }
 // becomes
 //   x0 = load(p(lo), m(lo) & lo < hi)
-//   for i ... iter_args(cur = x0) { nxt = load(p(i+s), m(i+s) & i+s < hi); use(cur); yield nxt }
+//   for i ... iter_args(cur = x0) { nxt = load(p(i+s), m(i+s) & i < hi-s); use(cur); yield nxt }
+//
+// and with three, x0 and x1 are loaded before the loop and carried as (cur, cur1), the body
+// loads iteration i+2s and yields (cur1, nxt). Deeper pipelines are capped by registers: the
+// copies in flight may hold at most kPrefetchBudget elements per thread.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -32,8 +37,10 @@ class LoopPipeliner {
     bool changed = false;
     for (std::size_t i = 0; i < r.ops.size(); ++i) {
       for (auto& nested : r.ops[i].regions) changed |= run(nested);
-      if (r.ops[i].kind != OpKind::for_range || std::max(r.ops[i].attrs.num_stages, default_stages_) < 2) continue;
-      std::size_t inserted = pipeline(r, i);  // prologue ops now stand before the loop
+      if (r.ops[i].kind != OpKind::for_range) continue;
+      const int stages = r.ops[i].attrs.num_stages > 1 ? r.ops[i].attrs.num_stages : default_stages_;
+      if (stages < 2) continue;
+      std::size_t inserted = pipeline(r, i, stages - 1);  // prologue ops now stand before the loop
       i += inserted;
       changed |= inserted > 0;
     }
@@ -92,8 +99,21 @@ class LoopPipeliner {
     return b.load(ptr, mask, other, load.attrs.eviction);
   }
 
+  // `iv + k * step` and whether that iteration exists (`iv < end - k * step`: no overflow
+  // for iterations past the end of a loop near the top of the index type), built in `into`.
+  std::pair<ValueId, ValueId> ahead(ValueId iv, ValueId end, ValueId step, int k, Region& into,
+                                    const ir::SourceLoc& loc) {
+    ir::Builder b(f_);
+    b.set_insertion_region(&into);
+    b.set_loc(loc);
+    if (k == 0) return {iv, b.binary(OpKind::cmp_lt, iv, end)};
+    ValueId distance = step;
+    if (k > 1) distance = b.binary(OpKind::mul, step, b.constant_int(f_.type(step).elem, k));
+    return {b.binary(OpKind::add, iv, distance), b.binary(OpKind::cmp_lt, iv, b.binary(OpKind::sub, end, distance))};
+  }
+
   // Returns how many prologue ops were inserted before the loop (0: nothing to pipeline).
-  std::size_t pipeline(Region& outer, std::size_t index) {
+  std::size_t pipeline(Region& outer, std::size_t index, int max_depth) {
     Op& loop = outer.ops[index];
     Region& body = loop.regions[0];
     defs_.clear();
@@ -101,6 +121,7 @@ class LoopPipeliner {
       for (ValueId v : op.results) defs_[v] = &op;
     std::vector<std::size_t> loads;
     std::unordered_set<ValueId> needed;
+    std::int64_t per_thread_total = 0;
     for (std::size_t i = 0; i < body.ops.size(); ++i) {
       const Op& op = body.ops[i];
       if (op.kind != OpKind::load) continue;
@@ -112,41 +133,49 @@ class LoopPipeliner {
       if (!ok) continue;
       needed = std::move(mine);
       loads.push_back(i);
+      per_thread_total += std::max<std::int64_t>(per_thread, 1);
     }
     if (loads.empty()) return 0;
+    // One iteration ahead always (as checked above); more while the copies fit the budget.
+    const int depth = static_cast<int>(std::clamp<std::int64_t>(kPrefetchBudget / per_thread_total, 1, max_depth));
 
     ValueId iv = body.args[0], start = loop.operands[0], end = loop.operands[1], step = loop.operands[2];
-    ir::Builder b(f_);
-    // Prologue: the first iteration's loads.
+    // Prologue: the loads of the first `depth` iterations.
     Region prologue;
-    std::unordered_map<ValueId, ValueId> first;
-    clone_slice(body, needed, iv, start, first, prologue);
-    b.set_insertion_region(&prologue);
-    b.set_loc(loop.loc);
-    ValueId valid0 = b.binary(OpKind::cmp_lt, start, end);
-    // Top of the body: the next iteration's loads.
+    std::vector<std::vector<ValueId>> init(loads.size());
+    for (int k = 0; k < depth; ++k) {
+      auto [iv_k, valid_k] = ahead(start, end, step, k, prologue, loop.loc);
+      std::unordered_map<ValueId, ValueId> map;
+      clone_slice(body, needed, iv, iv_k, map, prologue);
+      for (std::size_t l = 0; l < loads.size(); ++l)
+        init[l].push_back(guarded_load(body.ops[loads[l]], map, valid_k, prologue));
+    }
+    // Top of the body: the loads of iteration iv + depth * step.
     Region head;
-    b.set_insertion_region(&head);
-    ValueId next_iv = b.binary(OpKind::add, iv, step);
-    ValueId valid = b.binary(OpKind::cmp_lt, next_iv, end);
+    auto [next_iv, valid] = ahead(iv, end, step, depth, head, loop.loc);
     std::unordered_map<ValueId, ValueId> next;
     clone_slice(body, needed, iv, next_iv, next, head);
 
+    // Per load, `depth` carried values: the current iteration's, then those further ahead.
     std::unordered_map<ValueId, ValueId> replace;
-    std::vector<ValueId> prefetched;
-    for (std::size_t i : loads) {
-      const Op& load = body.ops[i];
-      ValueId init = guarded_load(load, first, valid0, prologue);
-      prefetched.push_back(guarded_load(load, next, valid, head));
-      ValueId cur = f_.new_value(f_.type(load.results[0]));
-      body.args.push_back(cur);
-      loop.operands.push_back(init);
-      loop.results.push_back(f_.new_value(f_.type(load.results[0])));
-      replace[load.results[0]] = cur;
+    std::vector<ValueId> yielded;
+    for (std::size_t l = 0; l < loads.size(); ++l) {
+      const Op& load = body.ops[loads[l]];
+      const ir::Type t = f_.type(load.results[0]);
+      std::vector<ValueId> carried;
+      for (int k = 0; k < depth; ++k) {
+        carried.push_back(f_.new_value(t));
+        body.args.push_back(carried.back());
+        loop.operands.push_back(init[l][static_cast<std::size_t>(k)]);
+        loop.results.push_back(f_.new_value(t));
+      }
+      yielded.insert(yielded.end(), carried.begin() + 1, carried.end());
+      yielded.push_back(guarded_load(load, next, valid, head));
+      replace[load.results[0]] = carried.front();
     }
     // The original loads become dead once their uses read the carried value.
     Op& yield = body.ops.back();
-    yield.operands.insert(yield.operands.end(), prefetched.begin(), prefetched.end());
+    yield.operands.insert(yield.operands.end(), yielded.begin(), yielded.end());
     replace_uses(body, replace);
     body.ops.insert(body.ops.begin(), std::make_move_iterator(head.ops.begin()),
                     std::make_move_iterator(head.ops.end()));
@@ -157,6 +186,9 @@ class LoopPipeliner {
   }
 
   static constexpr std::int64_t kMaxElementsPerThread = 32;
+  // Elements per thread that the copies in flight may hold together, for pipelines deeper than
+  // one iteration ahead (one block per SM keeps 255 registers per thread; most of ours run two).
+  static constexpr std::int64_t kPrefetchBudget = 64;
 
   ir::Function& f_;
   int num_warps_;

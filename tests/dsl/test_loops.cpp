@@ -186,3 +186,62 @@ TEST_CASE("a loop whose results are unused and that stores nothing is removed") 
   CHECK(ops_of(f, OpKind::for_range).empty());
   CHECK(f.body.ops.empty());
 }
+
+namespace {
+
+// A loop summing `block` floats per iteration, pipelined with `stages` at `num_warps`.
+ir::Function pipelined_sum(std::int64_t block, int stages, int num_warps) {
+  auto f = trace(kParams, [&] {
+    tl::Tensor acc = tl::zeros({block}, DType::f32);
+    tl::for_range(tl::program_id(0), int_arg(2), tl::num_programs(0), {.num_stages = stages},
+                  [&](tl::Int i) { acc = acc + tl::load(ptr_arg(0) + i * block + tl::arange(0, block)); });
+    tl::store(ptr_arg(1) + tl::arange(0, block), acc);
+  });
+  passes::canonicalize(f, true);
+  passes::pipeline_loop_loads(f, num_warps, 1);
+  passes::canonicalize(f, true);
+  ir::verify(f);
+  return f;
+}
+
+// Loads at the top level (before the loop) and inside its body.
+std::pair<std::size_t, std::size_t> loads_outside_and_inside(const ir::Function& f) {
+  std::size_t outside = 0;
+  for (const ir::Op& op : f.body.ops) outside += op.kind == OpKind::load;
+  return {outside, ops_of(f, OpKind::load).size() - outside};
+}
+
+}  // namespace
+
+TEST_CASE("num_stages = s keeps the loads of s - 1 iterations in flight") {
+  for (int stages : {2, 3, 4}) {
+    CAPTURE(stages);
+    ir::Function f = pipelined_sum(64, stages, 1);  // 2 elements per thread
+    const ir::Op& loop = only_loop(f);
+    const std::size_t depth = static_cast<std::size_t>(stages - 1);
+    CHECK(loads_outside_and_inside(f) == std::pair<std::size_t, std::size_t>{depth, 1});
+    // Carried: the sum, then one value per iteration ahead; the body reads the first of them
+    // and yields the others shifted down, then its own load.
+    const ir::Region& body = loop.regions[0];
+    REQUIRE(body.args.size() == 2 + depth);
+    const ir::Op& yield = body.ops.back();
+    for (std::size_t k = 1; k < depth; ++k) CHECK(yield.operands[1 + k - 1] == body.args[2 + k]);
+    const ir::Op* last = def_of(f, yield.operands.back());
+    REQUIRE(last);
+    CHECK(last->kind == OpKind::load);
+    // The first carried value feeds the sum; no other does.
+    const ir::Op* add = def_of(f, yield.operands[0]);
+    REQUIRE(add);
+    CHECK(add->kind == OpKind::add);
+    CHECK((add->operands[0] == body.args[2] || add->operands[1] == body.args[2]));
+  }
+}
+
+TEST_CASE("deep pipelines stop where the copies in flight would take too many registers") {
+  // 32 elements per thread: two copies in flight fit the budget of 64, a third does not.
+  CHECK(loads_outside_and_inside(pipelined_sum(1024, 4, 1)).first == 2);
+  // 64 per thread: not even one copy ahead.
+  CHECK(loads_outside_and_inside(pipelined_sum(2048, 4, 1)) == std::pair<std::size_t, std::size_t>{0, 1});
+  // One stage: nothing to pipeline.
+  CHECK(loads_outside_and_inside(pipelined_sum(64, 1, 1)).first == 0);
+}

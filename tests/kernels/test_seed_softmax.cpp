@@ -29,15 +29,20 @@ void check_softmax(std::int64_t rows, std::int64_t cols) {
   auto ref = examples::softmax_reference(host, rows, cols, cols);
   Buffer in = buffer(DType::f32, host.size()), out = buffer(DType::f32, host.size());
   in.upload(host);
-  for (const char* which : {"simple", "persistent"}) {
+  // The persistent kernel with the next row's loads in flight, and on the GPU also the next three
+  // rows' (the CPU backend does not pipeline loads: num_stages changes nothing there).
+  for (const char* which : {"simple", "persistent", "persistent, 4 stages"}) {
     CAPTURE(which);
+    const std::string kind = which;
+    if (kind == "persistent, 4 stages" && backend() == Backend::cpu) continue;
     out.fill_bytes(0xff);  // NaN: unwritten outputs cannot pass
-    auto opts = options(seed_warps(block), 2);
-    if (std::string(which) == "simple") {
+    const int stages = kind == "persistent, 4 stages" ? 4 : 2;
+    auto opts = options(seed_warps(block), stages);
+    if (kind == "simple") {
       examples::softmax_simple().launch({static_cast<std::uint64_t>(rows)}, {out, in, cols, cols, cols, block}, opts);
     } else {
-      std::vector<Arg> args{out, in, cols, cols, rows, cols, block, 2};
-      const auto& k = examples::softmax_persistent().compile(args, compile_options(opts.num_warps, 2));
+      std::vector<Arg> args{out, in, cols, cols, rows, cols, block, stages};
+      const auto& k = examples::softmax_persistent().compile(args, compile_options(opts.num_warps, stages));
       k.launch({persistent_grid(k, static_cast<std::uint64_t>(rows))}, args, opts);
     }
     finish();
