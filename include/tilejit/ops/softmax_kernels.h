@@ -72,31 +72,25 @@ inline void softmax_row_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl
 
 namespace detail {
 
-/// Online max and sum of exp over columns [begin, end) of one row, BLOCK at a time. Each lane
-/// keeps its own running max m and sum s, so a step needs no reduction across the block (no
-/// barrier): with hi = max(m, x) and lo = min(m, x), one exp(lo - hi) either rescales s to a
-/// new max (x > m: s * e + 1) or adds x's term (s + e). The lanes combine once at the end.
-/// Lanes start at the lowest finite float, not -inf, so that lo - hi is never -inf - -inf.
-/// Returns {max, sum}; an all -inf range gives {-inf, 0}. NaN and +inf reach the result as in
-/// torch. Its loads ask L2 to keep the lines (Eviction::last): the second pass reads them again.
+/// Online max and sum of exp over columns [begin, end) of one row, BLOCK at a time: a scalar
+/// running max (one block reduction per step) and a per-lane running sum rescaled by one scalar
+/// exp, so each element costs one exp. Returns {max, sum}; an all -inf range gives {-inf, 0}.
+/// Its loads ask L2 to keep the lines (Eviction::last): the second pass reads them again.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
                                                         const tl::Operand& end, std::int64_t block) {
-  constexpr double lowest = -3.4028234663852886e38;  // -FLT_MAX
   auto lanes = tl::arange(0, block);
-  tl::Tensor lane_max = tl::full({block}, lowest, DType::f32);
+  tl::Tensor running_max = tl::full({}, -tl::inf, DType::f32);
   tl::Tensor lane_sum = tl::zeros({block}, DType::f32);
   tl::for_range(begin, end, block, [&](tl::Int start) {
     auto cols = start + lanes;
     auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32);
-    auto hi = tl::maximum(lane_max, x);
-    auto e = tl::exp_fast(tl::minimum(lane_max, x) - hi);
-    lane_sum = tl::where(x > lane_max, lane_sum * e + 1.0f, lane_sum + e);
-    lane_max = hi;
+    auto new_max = tl::maximum(running_max, tl::max(x, 0));
+    // While everything seen is -inf, shift by 0 instead: exp(-inf - -inf) would be NaN.
+    auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
+    lane_sum = lane_sum * tl::exp(running_max - shift) + tl::exp_fast(x - shift);
+    running_max = new_max;
   });
-  auto row_max = tl::max(lane_max, 0);
-  auto row_sum = tl::sum(lane_sum * tl::exp(lane_max - row_max), 0);
-  // Only -inf seen: every lane is still at `lowest` with nothing summed.
-  return {tl::where(row_sum == 0.0f, -tl::inf, row_max), row_sum};
+  return {running_max, tl::sum(lane_sum, 0)};
 }
 
 /// The second pass of the two-pass strategies: columns [begin, end) of one row, BLOCK at a
