@@ -40,7 +40,8 @@ class LoopPipeliner {
       if (r.ops[i].kind != OpKind::for_range) continue;
       const int stages = r.ops[i].attrs.num_stages > 1 ? r.ops[i].attrs.num_stages : default_stages_;
       if (stages < 2) continue;
-      std::size_t inserted = pipeline(r, i, stages - 1);  // prologue ops now stand before the loop
+      std::size_t inserted = pipeline(
+          r, i, stages - 1);  // sets the loop's num_stages to what it got  // prologue ops now stand before the loop
       i += inserted;
       changed |= inserted > 0;
     }
@@ -135,10 +136,15 @@ class LoopPipeliner {
       loads.push_back(i);
       per_thread_total += std::max<std::int64_t>(per_thread, 1);
     }
-    if (loads.empty()) return 0;
+    if (loads.empty()) {
+      loop.attrs.num_stages = 1;
+      return 0;
+    }
     // One iteration ahead always (as checked above); more while the copies fit the budget.
     const int depth = static_cast<int>(std::clamp<std::int64_t>(kPrefetchBudget / per_thread_total, 1, max_depth));
 
+    // From here on num_stages tells code generators how deep the loop is pipelined.
+    loop.attrs.num_stages = depth + 1;
     ValueId iv = body.args[0], start = loop.operands[0], end = loop.operands[1], step = loop.operands[2];
     // Prologue: the loads of the first `depth` iterations.
     Region prologue;

@@ -25,7 +25,11 @@ void Emitter::loop_op(const ir::Op& op) {
   }
   ir::ValueId iv = body.args[0];
   std::string ivn = scalar(iv);
-  if (op.attrs.num_stages > 1) line(fmt::format("// num_stages={} (pipelining hint)", op.attrs.num_stages));
+  // A pipelined loop (passes/pipeline_loads.cpp) shifts its carried loads down one place per
+  // iteration. Unrolled num_stages times, the shifts become renames; rolled, each one would be a
+  // register move that waits for the load it copies, exposing its latency every iteration.
+  if (op.attrs.num_stages > 1)
+    line(fmt::format("#pragma unroll {}  // num_stages={}", op.attrs.num_stages, op.attrs.num_stages));
   open(fmt::format("for ({} {} = {}; {} < {}; {} += {})", storage_type(iv), ivn, scalar(op.operands[0]), ivn,
                    scalar(op.operands[1]), ivn, scalar(op.operands[2])));
   for (std::size_t i = 0; i < carried; ++i)
