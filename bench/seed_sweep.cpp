@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       auto warps_fit = [&](int warps) { return block >= 64 * warps && block <= 2048 * warps; };
       for (int warps : {1, 2, 4, 8, 16}) {
         if (!warps_fit(warps)) continue;
-        for (int stages : {1, 2, 3}) {
+        for (int stages : {1, 2, 4}) {
           std::vector<Arg> args{out, in, cols, cols, rows, cols, block, stages};
           const CompiledKernel* k = nullptr;
           try {

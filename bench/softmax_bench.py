@@ -110,6 +110,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--min-n", type=int, default=0, help="only shapes with at least this many columns")
+    ap.add_argument("--max-n", type=int, default=1 << 40, help="only shapes with at most this many columns")
     ap.add_argument("--impls", default=",".join(IMPLS),
                     help="comma-separated subset of " + ",".join(IMPLS) + " (copy is always run: it is C)")
     args = ap.parse_args()
@@ -120,7 +121,7 @@ def main():
         ap.error(f"unknown --impls: {','.join(sorted(unknown))}")
     tj, tr = Tilejit(args.lib), TritonSeedSoftmax()
     compiled = make_compiled_softmax() if "torch_compile" in wanted else None
-    shapes = [s for s in (QUICK_SHAPES if args.quick else SHAPES) if s[1] >= args.min_n]
+    shapes = [s for s in (QUICK_SHAPES if args.quick else SHAPES) if args.min_n <= s[1] <= args.max_n]
     rows = []
     for dtype in (torch.float32, torch.bfloat16):
         for m, n in shapes:

@@ -51,7 +51,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
   float v23[8];
   #pragma unroll
   for (int r = 0; r < 8; ++r) v23[r] = v20[r];
-  #pragma unroll 2  // num_stages=2
+  // num_stages=2: the next iteration's loads in flight
   for (int v22 = v6; v22 < v4; v22 += v7) {
     int const v24 = (v22 + v7);
     int const v25 = (v4 - v7);
