@@ -33,17 +33,22 @@ class LoopPipeliner {
   LoopPipeliner(ir::Function& f, int num_warps, int default_stages)
       : f_(f), num_warps_(num_warps), default_stages_(default_stages) {}
 
+  // Outer loops first: an inner loop's prologue loads, once placed in the outer body, would
+  // qualify there too, and the outer loop would fetch them a whole outer iteration ahead (a
+  // walked row's second pass read before its first, holding registers all the while).
   bool run(Region& r) {
     bool changed = false;
     for (std::size_t i = 0; i < r.ops.size(); ++i) {
+      if (r.ops[i].kind == OpKind::for_range) {
+        const int stages = r.ops[i].attrs.num_stages > 1 ? r.ops[i].attrs.num_stages : default_stages_;
+        if (stages >= 2) {
+          // The prologue goes before the loop; the loop's num_stages becomes the depth it got.
+          std::size_t inserted = pipeline(r, i, stages - 1);
+          i += inserted;
+          changed |= inserted > 0;
+        }
+      }
       for (auto& nested : r.ops[i].regions) changed |= run(nested);
-      if (r.ops[i].kind != OpKind::for_range) continue;
-      const int stages = r.ops[i].attrs.num_stages > 1 ? r.ops[i].attrs.num_stages : default_stages_;
-      if (stages < 2) continue;
-      std::size_t inserted = pipeline(
-          r, i, stages - 1);  // sets the loop's num_stages to what it got  // prologue ops now stand before the loop
-      i += inserted;
-      changed |= inserted > 0;
     }
     return changed;
   }

@@ -245,3 +245,37 @@ TEST_CASE("deep pipelines stop where the copies in flight would take too many re
   // One stage: nothing to pipeline.
   CHECK(loads_outside_and_inside(pipelined_sum(64, 1, 1)).first == 0);
 }
+
+TEST_CASE("in nested loops only the inner loop's loads are pipelined, not its prologue") {
+  auto f = trace(kParams, [] {
+    tl::for_range(tl::program_id(0), int_arg(2), tl::num_programs(0), [&](tl::Int row) {
+      tl::Tensor acc = tl::zeros({64}, DType::f32);
+      tl::for_range(0, int_arg(2), 64,
+                    [&](tl::Int c) { acc = acc + tl::load(ptr_arg(0) + row * int_arg(2) + c + tl::arange(0, 64)); });
+      tl::store(ptr_arg(1) + row * 64 + tl::arange(0, 64), acc);
+    });
+  });
+  passes::canonicalize(f, true);
+  passes::pipeline_loop_loads(f, 1, 2);
+  passes::canonicalize(f, true);
+  ir::verify(f);
+  // The outer loop fetches nothing ahead: the inner loop's first load stays in the outer body,
+  // just before the inner loop, instead of being issued a whole row early.
+  CHECK(loads_outside_and_inside(f).first == 0);
+  const ir::Op* outer = nullptr;
+  for (const ir::Op& op : f.body.ops)
+    if (op.kind == OpKind::for_range) outer = &op;
+  REQUIRE(outer);
+  CHECK(outer->regions[0].args.size() == 1);
+  CHECK(outer->attrs.num_stages == 1);
+  const ir::Op* inner = nullptr;
+  std::size_t loads_in_outer_body = 0;
+  for (const ir::Op& op : outer->regions[0].ops) {
+    if (op.kind == OpKind::for_range) inner = &op;
+    loads_in_outer_body += op.kind == OpKind::load;
+  }
+  REQUIRE(inner);
+  CHECK(loads_in_outer_body == 1);
+  CHECK(inner->regions[0].args.size() == 3);  // the column, the sum and the next step's block
+  CHECK(inner->attrs.num_stages == 2);
+}
