@@ -15,20 +15,19 @@ using namespace tilejit;
 TEST_CASE("compile_softmax: every band's CUDA kernels compile without spilling") {
   ops::SoftmaxOptions cuda;
   cuda.backend = Backend::cuda;
-  struct Case {
-    std::int64_t rows, cols;
-    std::size_t kernels;
-  };
-  // (Few wide rows: split_row's two kernels.)
-  for (Case c :
-       {Case{65536, 128, 1}, Case{4096, 4096, 1}, Case{4096, 65536, 1}, Case{1, 1 << 20, 2}, Case{16, 4 << 20, 2}})
+  // Few wide rows: split_row's two kernels where the table (the hand table without a GPU, the
+  // device's own table on one) splits them, one kernel elsewhere.
+  for (auto [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{65536, 128}, {4096, 4096}, {4096, 65536}, {1, 1 << 20}, {16, 4 << 20}})
     for (DType t : {DType::f32, DType::bf16}) {
-      CAPTURE(c.rows);
-      CAPTURE(c.cols);
+      CAPTURE(rows);
+      CAPTURE(cols);
       CAPTURE(dtype_name(t));
+      const bool split = ops::plan_softmax(rows, cols, t, t, cuda).config.strategy == ops::SoftmaxStrategy::split_row;
+      if (!has_gpu()) CHECK(split == (rows * cols >= (1 << 20) && rows <= 16));  // the hand table's choice
       auto kernels =
-          ops::compile_softmax(Pointer{0x10000, t}, Pointer{0x20000, t}, c.rows, c.cols, c.cols, c.cols, false, cuda);
-      REQUIRE(kernels.size() == c.kernels);
+          ops::compile_softmax(Pointer{0x10000, t}, Pointer{0x20000, t}, rows, cols, cols, cols, false, cuda);
+      REQUIRE(kernels.size() == (split ? 2u : 1u));
       for (const CompiledKernel* k : kernels) {
         CHECK(k->metadata().backend == Backend::cuda);
         CHECK(k->stage("ptx").find(".entry " + k->metadata().entry_name) != std::string::npos);
@@ -60,6 +59,14 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
     CHECK(g->splits == 132);
     CHECK(g->block * g->splits < cols);
   }
+
+  // Few wide bf16 rows: walking clusters of 16 with the next block in flight.
+  auto walk = ops::shipped_softmax_config_for("NVIDIA H200", 128, 1 << 20, DType::bf16);
+  REQUIRE(walk);
+  CHECK(walk->strategy == SoftmaxStrategy::cluster);
+  CHECK(walk->splits == 16);
+  CHECK(walk->num_stages == 2);
+  CHECK(walk->block * walk->splits < (1 << 20));
 
   ops::SoftmaxOptions cuda;
   cuda.backend = Backend::cuda;
