@@ -212,15 +212,17 @@ int run(const examples::CliArgs& args) {
   if (p.kernel != "op") {
     p.block = examples::next_power_of_two(p.cols);
     if (p.block > 16384) throw Error(fmt::format("--cols {} is wider than the seed kernel holds (16384)", p.cols));
-    p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps"))
-                                      : ops::seed_config(p.cols, dtype_size(p.dtype)).num_warps;
-    if (args.given("stages")) p.num_stages = static_cast<int>(args.integer("stages"));
+    const ops::SeedConfig seed = ops::seed_config(p.cols, dtype_size(p.dtype));
+    p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps")) : seed.num_warps;
+    // The library's stages, but at least the next row in flight: where it launches one program per
+    // row (1 stage, no loop), this runs the persistent loop all the same.
+    p.num_stages = args.given("stages") ? static_cast<int>(args.integer("stages")) : std::max(seed.num_stages, 2);
     // Always the CUDA compile: it is what the GPU runs, and its PTX is worth showing without one.
     const CompiledKernel& k =
         seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), {p.num_warps, p.num_stages, "", Backend::cuda});
     const auto& md = k.metadata();
-    fmt::print("tilejit-softmax: {} kernel, {} x {} {}, BLOCK_SIZE {}, {} warps, arch {}\n", p.kernel, p.rows, p.cols,
-               dtype_name(p.dtype), p.block, p.num_warps, md.arch);
+    fmt::print("tilejit-softmax: {} kernel, {} x {} {}, BLOCK_SIZE {}, {} warps, {} stages, arch {}\n", p.kernel,
+               p.rows, p.cols, dtype_name(p.dtype), p.block, p.num_warps, p.num_stages, md.arch);
     fmt::print(
         "compiled in {:.1f} ms (trace {:.2f}, codegen {:.2f}, {} {:.1f}; {} generator): {} registers, {} bytes "
         "spilled\n",
