@@ -423,6 +423,32 @@ TEST_CASE("PTX path: the seed kernels use about as many registers as through NVR
   }
 }
 
+TEST_CASE("pipelined loops of three stages or more are unrolled num_stages times in both generators") {
+  // The seed's persistent kernel at 128 columns: the loop loads one row per step.
+  const examples::ExampleKernel& e = examples::find_example("softmax_persistent");
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (int stages : {2, 3, 4}) {
+    CAPTURE(stages);
+    auto args = e.arguments(8, 128, 128, DType::f32);
+    args.back() = std::int64_t{stages};  // the kernel's own num_stages parameter
+    const CompiledKernel& ptx = e.kernel->compile(args, ptx_options(2, "sm_90", stages));
+    REQUIRE(ptx.metadata().codegen == "ptx");
+    // stages - 1 rows loaded before the loop, then one per step: rolled at two stages, else
+    // one load per copy of the body.
+    const std::size_t copies = stages > 2 ? static_cast<std::size_t>(stages) : 1;
+    CHECK(count(ptx.stage("ptx"), "ld.global") == static_cast<std::size_t>(stages - 1) + copies);
+    CHECK(ptx.metadata().spill_store_bytes == 0);
+    CompileOptions o = ptx_options(2, "sm_90", stages);
+    o.codegen = GpuCodegen::cuda;
+    const std::string cuda = e.kernel->compile(args, o).stage("cuda");
+    CHECK(count(cuda, "#pragma unroll " + std::to_string(stages) + "  // num_stages") == (stages > 2 ? 1u : 0u));
+  }
+}
+
 TEST_CASE("PTX path: the op's grid-stride kernels use about as many registers as through NVRTC") {
   if (rt::ptx_assembler_name() == "nvJitLink") {
     MESSAGE("skipped: neither ptxas nor nvPTXCompiler found (see the seed kernels' case)");

@@ -69,48 +69,59 @@ void Emitter::loop_op(const ir::Op& op) {
   const std::string& step = scalar(op.operands[2]);
   std::string head = code_.label(), exit = code_.label(), more = code_.reg(RegClass::pred);
   auto test = [&] { code_.ins(fmt::format("setp.lt.{} {}, {}, {}", ty, more, index, end)); };
+  // One step: the body, then the carried registers take the yielded values.
+  auto emit_step = [&] {
+    scopes_.emplace_back();
+    for (std::size_t i = 0; i < carried; ++i)
+      if (!type(body.args[i + 1]).is_scalar())
+        remember(body.args[i + 1], layouts[i], words[i] ? unpack_all(vars[i]) : vars[i]);
+    const int turn_before = reduction_turn_;
+    region(body);
+    if (options_.line_info) code_.set_loc(yield.loc.file, yield.loc.line);
+    std::vector<Regs> next(carried);
+    std::set<std::string> carried_regs;
+    for (const auto& v : vars) carried_regs.insert(v.begin(), v.end());
+    bool reads_carried = false;
+    for (std::size_t i = 0; i < carried; ++i) {
+      ir::ValueId y = yield.operands[i];
+      next[i] = type(y).is_scalar() ? Regs{scalar(y)} : block(y, layouts[i]);
+      if (words[i]) next[i] = pack_all(next[i]);
+      for (const auto& r : next[i]) reads_carried |= carried_regs.count(r) != 0;
+    }
+    auto carried_class = [&](std::size_t i) { return words[i] ? RegClass::b32 : reg_class(type(body.args[i + 1])); };
+    // A yielded register that is itself carried would be overwritten before it is read.
+    if (reads_carried)
+      for (std::size_t i = 0; i < carried; ++i)
+        for (auto& r : next[i]) r = move(carried_class(i), r);
+    for (std::size_t i = 0; i < carried; ++i) {
+      RegClass c = carried_class(i);
+      for (std::size_t e = 0; e < vars[i].size(); ++e)
+        if (vars[i][e] != next[i][e]) code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), vars[i][e], next[i][e]));
+    }
+    scopes_.pop_back();
+    // Reductions alternate buffers. With an odd number in the body, the next step's first one
+    // would write the buffer the last one just read: a barrier separates them, and the turn skips
+    // one so the code after the loop (or a zero-trip loop) alternates too.
+    if ((reduction_turn_ - turn_before) % 2 != 0) {
+      code_.ins("bar.sync 0");
+      ++reduction_turn_;
+    }
+  };
   test();
   code_.ins(fmt::format("@!{} bra {}", more, exit));
   code_.place(head);
-
-  scopes_.emplace_back();
-  for (std::size_t i = 0; i < carried; ++i)
-    if (!type(body.args[i + 1]).is_scalar())
-      remember(body.args[i + 1], layouts[i], words[i] ? unpack_all(vars[i]) : vars[i]);
-  const int turn_before = reduction_turn_;
-  region(body);
-  if (options_.line_info) code_.set_loc(yield.loc.file, yield.loc.line);
-  std::vector<Regs> next(carried);
-  std::set<std::string> carried_regs;
-  for (const auto& v : vars) carried_regs.insert(v.begin(), v.end());
-  bool reads_carried = false;
-  for (std::size_t i = 0; i < carried; ++i) {
-    ir::ValueId y = yield.operands[i];
-    next[i] = type(y).is_scalar() ? Regs{scalar(y)} : block(y, layouts[i]);
-    if (words[i]) next[i] = pack_all(next[i]);
-    for (const auto& r : next[i]) reads_carried |= carried_regs.count(r) != 0;
+  // A pipelined loop (passes/pipeline_loads.cpp) shifts its carried loads down one place per
+  // step. From three stages the body is emitted num_stages times per trip, so that ptxas can
+  // rename registers instead of moving ones that wait for their loads (as the CUDA C generator
+  // unrolls: codegen/cuda/loops.cpp).
+  const int copies = op.attrs.num_stages > 2 ? op.attrs.num_stages : 1;
+  for (int copy = 0; copy < copies; ++copy) {
+    emit_step();
+    code_.ins(fmt::format("add.{} {}, {}, {}", ty, index, index, step));
+    test();
+    if (copy + 1 < copies) code_.ins(fmt::format("@!{} bra {}", more, exit));
+    else code_.ins(fmt::format("@{} bra {}", more, head));
   }
-  auto carried_class = [&](std::size_t i) { return words[i] ? RegClass::b32 : reg_class(type(body.args[i + 1])); };
-  // A yielded register that is itself carried would be overwritten before it is read.
-  if (reads_carried)
-    for (std::size_t i = 0; i < carried; ++i)
-      for (auto& r : next[i]) r = move(carried_class(i), r);
-  for (std::size_t i = 0; i < carried; ++i) {
-    RegClass c = carried_class(i);
-    for (std::size_t e = 0; e < vars[i].size(); ++e)
-      if (vars[i][e] != next[i][e]) code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), vars[i][e], next[i][e]));
-  }
-  scopes_.pop_back();
-  // Reductions alternate buffers. With an odd number in the body, the next step's first one
-  // would write the buffer the last one just read: a barrier separates them, and the turn skips
-  // one so the code after the loop (or a zero-trip loop) alternates too.
-  if ((reduction_turn_ - turn_before) % 2 != 0) {
-    code_.ins("bar.sync 0");
-    ++reduction_turn_;
-  }
-  code_.ins(fmt::format("add.{} {}, {}, {}", ty, index, index, step));
-  test();
-  code_.ins(fmt::format("@{} bra {}", more, head));
   code_.place(exit);
 
   for (std::size_t i = 0; i < carried; ++i) {
