@@ -254,7 +254,12 @@ std::pair<Tensor, Tensor> group_softmax_stats(const Operand& max, const Operand&
 
 // ---- loops ----
 struct LoopOptions {
-  /// Software-pipelining hint: how many iterations' loads may be in flight.
+  /// Software pipelining on the GPU: with num_stages = s, the loads of the next s - 1 iterations
+  /// are in flight while the current one is consumed (as in Triton). Loads qualify when their
+  /// addresses, mask and `other` depend only on the induction variable and values from before
+  /// the loop; the depth stops early where the copies in flight would pass 64 elements per
+  /// thread, and blocks of more than 32 per thread are not pipelined. 1 (the default): the
+  /// launch's num_stages applies. The CPU backend ignores it.
   std::int64_t num_stages = 1;
 };
 

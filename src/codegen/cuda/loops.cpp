@@ -27,10 +27,10 @@ void Emitter::loop_op(const ir::Op& op) {
   std::string ivn = scalar(iv);
   // A pipelined loop (passes/pipeline_loads.cpp) shifts its carried loads down one place per
   // iteration. Unrolled num_stages times, the shifts become renames; rolled, each is a register
-  // move that waits for the load it copies. Measured on the H200 (bench/results/
-  // probes_feac075.md): from three stages unrolling pays (seed kernel, 65536 x 128 f32, 4 stages:
-  // 0.94 of copy against 0.89 rolled); at two it does not (the split-row walks of 1 x 16M f32:
-  // 0.54 against 0.64), so two-stage loops stay rolled.
+  // move that waits for the load it copies. Measured on the H200: from three stages unrolling
+  // pays (seed kernel, 65536 x 128 f32, 4 stages: 0.94 of copy against 0.89 rolled); at two it
+  // does not (the split-row walks of 1 x 16M f32: 0.54 against 0.59 rolled), so two-stage loops
+  // stay rolled (bench/results/probes_6a3e534.md, probes_feac075.md, probes_ba38583.md).
   if (op.attrs.num_stages > 2)
     line(fmt::format("#pragma unroll {}  // num_stages={}", op.attrs.num_stages, op.attrs.num_stages));
   else if (op.attrs.num_stages == 2) line("// num_stages=2: the next iteration's loads in flight");
