@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -137,12 +138,29 @@ TEST_CASE("the autotuner tries thread-block clusters on CUDA (sm_90) only, in bo
     CHECK(c.splits >= 2);
     CHECK(c.splits <= 8);
   }
-  // Past what 16 programs hold: slices walked twice.
+  // Past what 16 programs hold: slices walked twice, with and without the next block in flight.
   auto wide = clusters_in(128, 1 << 20, Backend::cuda);
   REQUIRE(!wide.empty());
-  for (const auto& c : wide) CHECK(c.block * c.splits < (1 << 20));
+  std::set<int> wide_stages;
+  for (const auto& c : wide) {
+    CHECK(c.block * c.splits < (1 << 20));
+    wide_stages.insert(c.num_stages);
+  }
+  CHECK(wide_stages == std::set<int>{1, 2});
   CHECK(clusters_in(4096, 4096, Backend::cuda).empty());
   if (has_cpu_backend()) CHECK(clusters_in(4096, 16384, Backend::cpu).empty());
+}
+
+TEST_CASE("the autotuner tries short rows with three row blocks in flight on CUDA only") {
+  auto stages_in = [](Backend b) {
+    std::set<int> out;
+    for (const auto& c : ops::softmax_candidates(65536, 128, DType::f32, b))
+      if (c.strategy == ops::SoftmaxStrategy::rows_2d && c.grid == ops::SoftmaxGrid::persistent)
+        out.insert(c.num_stages);
+    return out;
+  };
+  CHECK(stages_in(Backend::cuda) == std::set<int>{1, 2, 4});
+  if (has_cpu_backend()) CHECK(stages_in(Backend::cpu) == std::set<int>{1, 2});
 }
 
 TEST_CASE("the autotuner tries groups on CUDA for rows past a cluster, holding or walking their slices") {
