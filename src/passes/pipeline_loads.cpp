@@ -105,17 +105,29 @@ class LoopPipeliner {
     return b.load(ptr, mask, other, load.attrs.eviction);
   }
 
-  // `iv + k * step` and whether that iteration exists (`iv < end - k * step`: no overflow
-  // for iterations past the end of a loop near the top of the index type), built in `into`.
-  std::pair<ValueId, ValueId> ahead(ValueId iv, ValueId end, ValueId step, int k, Region& into,
-                                    const ir::SourceLoc& loc) {
+  // How far ahead iteration k lies, k * step, and the last index from which it still exists,
+  // end - k * step (comparing against it cannot overflow where iv + k * step would, near the top
+  // of the index type), built in `into`. Both are loop-invariant: the prologue builds them.
+  // Iteration 0 is the index itself, which exists below `end`.
+  struct Reach {
+    ValueId distance, limit;
+  };
+  Reach reach(ValueId end, ValueId step, int k, Region& into, const ir::SourceLoc& loc) {
+    if (k == 0) return {ir::kNoValue, end};
     ir::Builder b(f_);
     b.set_insertion_region(&into);
     b.set_loc(loc);
-    if (k == 0) return {iv, b.binary(OpKind::cmp_lt, iv, end)};
-    ValueId distance = step;
-    if (k > 1) distance = b.binary(OpKind::mul, step, b.constant_int(f_.type(step).elem, k));
-    return {b.binary(OpKind::add, iv, distance), b.binary(OpKind::cmp_lt, iv, b.binary(OpKind::sub, end, distance))};
+    ValueId distance = k == 1 ? step : b.binary(OpKind::mul, step, b.constant_int(f_.type(step).elem, k));
+    return {distance, b.binary(OpKind::sub, end, distance)};
+  }
+
+  // The index `r` ahead of `iv`, and whether that iteration exists, built in `into`.
+  std::pair<ValueId, ValueId> ahead(ValueId iv, const Reach& r, Region& into, const ir::SourceLoc& loc) {
+    ir::Builder b(f_);
+    b.set_insertion_region(&into);
+    b.set_loc(loc);
+    ValueId index = r.distance == ir::kNoValue ? iv : b.binary(OpKind::add, iv, r.distance);
+    return {index, b.binary(OpKind::cmp_lt, iv, r.limit)};
   }
 
   // Returns how many prologue ops were inserted before the loop (0: nothing to pipeline).
@@ -155,7 +167,7 @@ class LoopPipeliner {
     Region prologue;
     std::vector<std::vector<ValueId>> init(loads.size());
     for (int k = 0; k < depth; ++k) {
-      auto [iv_k, valid_k] = ahead(start, end, step, k, prologue, loop.loc);
+      auto [iv_k, valid_k] = ahead(start, reach(end, step, k, prologue, loop.loc), prologue, loop.loc);
       std::unordered_map<ValueId, ValueId> map;
       clone_slice(body, needed, iv, iv_k, map, prologue);
       for (std::size_t l = 0; l < loads.size(); ++l)
@@ -163,7 +175,7 @@ class LoopPipeliner {
     }
     // Top of the body: the loads of iteration iv + depth * step.
     Region head;
-    auto [next_iv, valid] = ahead(iv, end, step, depth, head, loop.loc);
+    auto [next_iv, valid] = ahead(iv, reach(end, step, depth, prologue, loop.loc), head, loop.loc);
     std::unordered_map<ValueId, ValueId> next;
     clone_slice(body, needed, iv, next_iv, next, head);
 

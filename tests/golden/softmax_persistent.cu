@@ -48,16 +48,16 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     v20[r + 0] = __uint_as_float(tj_w0);
   }
 #line 36 "softmax_seed.h"
-  float v23[8];
+  int const v21 = (v4 - v7);
+  float v24[8];
   #pragma unroll
-  for (int r = 0; r < 8; ++r) v23[r] = v20[r];
+  for (int r = 0; r < 8; ++r) v24[r] = v20[r];
   // num_stages=2: the next iteration's loads in flight
-  for (int v22 = v6; v22 < v4; v22 += v7) {
-    int const v24 = (v22 + v7);
-    int const v25 = (v4 - v7);
-    bool const v26 = (v22 < v25);
+  for (int v23 = v6; v23 < v4; v23 += v7) {
+    int const v25 = (v23 + v7);
+    bool const v26 = (v23 < v21);
 #line 39 "softmax_seed.h"
-    int const v27 = (v24 * v2);
+    int const v27 = (v25 * v2);
     float* const v28 = (v1 + v27);
     float* v29_9[8];
     #pragma unroll
@@ -81,7 +81,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
 #line 40 "softmax_seed.h"
     float v34_acc_12[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v34_acc_12[r] = v23[r];
+    for (int r = 0; r < 8; ++r) v34_acc_12[r] = v24[r];
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 1) == 0) v34_acc_12[r] = tj_max(v34_acc_12[r], v34_acc_12[r | 1]);
     #pragma unroll
@@ -117,7 +117,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
     for (int r = 0; r < 8; ++r) v35_13[r] = v34;
     float v36[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v36[r] = (v23[r] - v35_13[r]);
+    for (int r = 0; r < 8; ++r) v36[r] = (v24[r] - v35_13[r]);
 #line 41 "softmax_seed.h"
     float const v37 = 1.44269502f;
     float v38_14[8];
@@ -173,7 +173,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
       #pragma unroll
       for (int r = 0; r < 8; ++r) v43[r] = tj_div_full(v40[r], v41);
     }
-    int const v44 = (v22 * v3);
+    int const v44 = (v23 * v3);
     float* const v45 = (v0 + v44);
     float* v46_18[8];
     #pragma unroll
@@ -186,10 +186,10 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" :: "r"((int)(v11_4[r])), "l"(v47_17[r]), "r"((unsigned)(__float_as_uint(v43[r + 0]))) : "memory");
     }
 #line 36 "softmax_seed.h"
-    float v23_next_19[8];
+    float v24_next_19[8];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v23_next_19[r] = v33[r];
+    for (int r = 0; r < 8; ++r) v24_next_19[r] = v33[r];
     #pragma unroll
-    for (int r = 0; r < 8; ++r) v23[r] = v23_next_19[r];
+    for (int r = 0; r < 8; ++r) v24[r] = v24_next_19[r];
   }
 }
