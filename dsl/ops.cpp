@@ -422,6 +422,27 @@ std::pair<Tensor, Tensor> group_softmax_stats(const Operand& max, const Operand&
                                               const Operand& workspace) {
   return softmax_stats("group_softmax_stats", max, sum, group_size, &workspace);
 }
+GroupTicket group_softmax_stats_start(const Operand& max, const Operand& sum, std::int64_t group_size,
+                                      const Operand& workspace) {
+  const char* name = "group_softmax_stats_start";
+  Tracer& tr = tracer(max);
+  int m = detail::cast_value(tr, exchanged_value(tr, name, max), DType::f32, max.loc());
+  int s = detail::cast_value(tr, exchanged_value(tr, name, sum), DType::f32, sum.loc());
+  check_size(name, "group", group_size, ir::kMaxGroupSize, max);
+  int ws = workspace_value(tr, name, workspace, max);
+  return {tr.make(tr.at(max.loc()).group_softmax_stats_start(m, s, static_cast<int>(group_size), ws))};
+}
+std::pair<Tensor, Tensor> group_softmax_stats_finish(const GroupTicket& ticket, std::int64_t group_size,
+                                                     const Operand& workspace) {
+  const char* name = "group_softmax_stats_finish";
+  const Operand at(ticket.value, workspace.loc());  // the call's line (a ticket has none of its own)
+  Tracer& tr = tracer(at);
+  int t = detail::value_of(tr, at);
+  check_size(name, "group", group_size, ir::kMaxGroupSize, at);
+  int ws = workspace_value(tr, name, workspace, at);
+  auto [row_max, row_sum] = tr.at(at.loc()).group_softmax_stats_finish(t, static_cast<int>(group_size), ws);
+  return {tr.make(row_max), tr.make(row_sum)};
+}
 Tensor group_max(const Operand& x, std::int64_t group_size, const Operand& workspace) {
   return group_reduction(ir::ReduceKind::max, "group_max", x, group_size, workspace);
 }

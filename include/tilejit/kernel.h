@@ -242,10 +242,11 @@ class CompiledKernel {
 /// Groups of G programs (tl::group_*) count the same way: G × min(resident / G, work_items).
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items);
 
-/// Bytes of one group's part of a tl::group_* workspace: a barrier (a counter and a generation,
-/// on a line of their own) and two sets of `group_size` 8-byte slots, rounded up to 128 bytes.
+/// Bytes of one group's part of a tl::group_* workspace: four barriers (a counter and a
+/// generation each, on lines of their own) and four sets of `group_size` 8-byte slots, rounded up
+/// to 128 bytes (exchange n uses barrier and set n mod 4).
 constexpr std::uint64_t group_workspace_stride(std::int64_t group_size) {
-  return 128 + (2 * 8 * static_cast<std::uint64_t>(group_size) + 127) / 128 * 128;
+  return 512 + (4 * 8 * static_cast<std::uint64_t>(group_size) + 127) / 128 * 128;
 }
 /// Bytes of zeroed global memory the tl::group_* reductions of a launch of `programs` programs
 /// (grid axis 0) in groups of `group_size` need.

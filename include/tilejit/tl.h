@@ -252,6 +252,22 @@ std::pair<Tensor, Tensor> cluster_softmax_stats(const Operand& max, const Operan
 std::pair<Tensor, Tensor> group_softmax_stats(const Operand& max, const Operand& sum, std::int64_t group_size,
                                               const Operand& workspace);
 
+// ---- group_softmax_stats in two steps, so work runs while the group arrives ----
+// start publishes this program's (max, sum) and arrives at the group's barrier without waiting;
+// finish waits for the rest of the group and returns {M, S} as group_softmax_stats does. Between
+// the two, the program can walk another row (one thread per program waits at finish, and the
+// barrier is usually passed by then). Every program of a group starts and finishes the same
+// exchanges in the same order, and at most two are started and not yet finished at any time
+// (the workspace holds four slot sets; a third open exchange could overwrite slots another
+// program has yet to read). A ticket declared outside a loop and reassigned in it is carried.
+struct GroupTicket {
+  Tensor value;  // which slot set and barrier the exchange uses (an i32)
+};
+GroupTicket group_softmax_stats_start(const Operand& max, const Operand& sum, std::int64_t group_size,
+                                      const Operand& workspace);
+std::pair<Tensor, Tensor> group_softmax_stats_finish(const GroupTicket& ticket, std::int64_t group_size,
+                                                     const Operand& workspace);
+
 // ---- loops ----
 struct LoopOptions {
   /// Software pipelining on the GPU: with num_stages = s, the loads of the next s - 1 iterations

@@ -161,6 +161,26 @@ std::pair<ValueId, ValueId> Builder::softmax_stats(ValueId max, ValueId sum, int
   return r;
 }
 
+ValueId Builder::group_softmax_stats_start(ValueId max, ValueId sum, int group_size, ValueId workspace) {
+  Op op{OpKind::group_reduce, {max, sum, workspace}, {}, {}, {}, {}};
+  op.attrs.cluster_size = group_size;
+  op.attrs.reduce = ReduceKind::softmax_stats;
+  op.attrs.phase = ExchangePhase::start;
+  return single(std::move(op));
+}
+
+std::pair<ValueId, ValueId> Builder::group_softmax_stats_finish(ValueId ticket, int group_size, ValueId workspace) {
+  Op op{OpKind::group_reduce, {ticket, workspace}, {}, {}, {}, {}};
+  op.attrs.cluster_size = group_size;
+  op.attrs.reduce = ReduceKind::softmax_stats;
+  op.attrs.phase = ExchangePhase::finish;
+  op.loc = loc_;
+  for (const Type& t : infer_result_types(f_, op)) op.results.push_back(f_.new_value(t));
+  std::pair<ValueId, ValueId> r{op.results[0], op.results[1]};
+  region_->ops.push_back(std::move(op));
+  return r;
+}
+
 void Builder::yield(const std::vector<ValueId>& values) {
   Op op{OpKind::yield, values, {}, {}, {}, {}};
   op.loc = loc_;

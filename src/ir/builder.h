@@ -45,6 +45,10 @@ class Builder {
   /// The row's (max, sum) from each program's (max, sum of exp(x - max)) across its cluster, or
   /// its group when `workspace` is given (ReduceKind::softmax_stats): one exchange.
   std::pair<ValueId, ValueId> softmax_stats(ValueId max, ValueId sum, int size, ValueId workspace = kNoValue);
+  /// softmax_stats across a group in two ops (ExchangePhase): start publishes (max, sum) and
+  /// returns a ticket; finish waits on it and returns the row's (max, sum).
+  ValueId group_softmax_stats_start(ValueId max, ValueId sum, int group_size, ValueId workspace);
+  std::pair<ValueId, ValueId> group_softmax_stats_finish(ValueId ticket, int group_size, ValueId workspace);
   void yield(const std::vector<ValueId>& values);
   /// Appends a for_range whose body (args: induction variable, then one per init; ends with
   /// a yield) was built separately. Returns the loop results, one per init.

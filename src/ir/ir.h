@@ -35,6 +35,13 @@ constexpr ValueId kNoValue = -1;
 enum class ReduceKind { sum, max, min, softmax_stats };
 const char* reduce_name(ReduceKind k);
 
+/// A group exchange whole (publish, meet, combine: one op), or split in two so that work runs
+/// while the other programs arrive: `start` publishes this program's values and arrives at the
+/// group's barrier, returning a ticket (an i32); `finish` takes the ticket, waits for the rest of
+/// the group and returns the combined values. Only softmax_stats is split.
+enum class ExchangePhase { whole, start, finish };
+const char* phase_name(ExchangePhase p);
+
 /// Where an op came from in the user's C++ source.
 struct SourceLoc {
   std::string file;
@@ -51,11 +58,12 @@ struct OpAttrs {
   int cluster_size = 1;             // cluster_reduce, group_reduce: programs per cluster or group
                                     // (consecutive along axis 0)
   ReduceKind reduce = ReduceKind::sum;
-  int num_stages = 1;                    // for_range: software-pipelining hint
-  bool has_mask = false;                 // load/store
-  bool has_other = false;                // load
-  Eviction eviction = Eviction::normal;  // load/store: L2 hint
-  bool flush_subnormals = false;         // exp2: results below 2^-126 may be zero (tl::exp_fast)
+  ExchangePhase phase = ExchangePhase::whole;  // group_reduce
+  int num_stages = 1;                          // for_range: software-pipelining hint
+  bool has_mask = false;                       // load/store
+  bool has_other = false;                      // load
+  Eviction eviction = Eviction::normal;        // load/store: L2 hint
+  bool flush_subnormals = false;               // exp2: results below 2^-126 may be zero (tl::exp_fast)
 };
 
 struct Op;

@@ -36,4 +36,13 @@ const char* reduce_name(ReduceKind k) {
   return "?";
 }
 
+const char* phase_name(ExchangePhase p) {
+  switch (p) {
+    case ExchangePhase::whole: return "whole";
+    case ExchangePhase::start: return "start";
+    case ExchangePhase::finish: return "finish";
+  }
+  return "?";
+}
+
 }  // namespace tilejit::ir

@@ -63,7 +63,9 @@ class Printer {
       case OpKind::expand_dims:
       case OpKind::reduce: return fmt::format("axis={}", a.axis);
       case OpKind::cluster_reduce: return fmt::format("cluster={}", a.cluster_size);
-      case OpKind::group_reduce: return fmt::format("group={}", a.cluster_size);
+      case OpKind::group_reduce:
+        if (a.phase == ExchangePhase::whole) return fmt::format("group={}", a.cluster_size);
+        return fmt::format("group={}, {}", a.cluster_size, phase_name(a.phase));
       case OpKind::exp2: return a.flush_subnormals ? "ftz" : "";
       case OpKind::load:
       case OpKind::store:

@@ -40,6 +40,26 @@ Type nullary_type(const Op& op) {
   }
 }
 
+// group_reduce split in two (ExchangePhase): start (max, sum, workspace) gives an i32 ticket;
+// finish (ticket, workspace) gives the f32 max and sum (twice: infer_result_types).
+Type split_exchange_type(const Function& f, const Op& op) {
+  auto t = [&](std::size_t i) -> const Type& { return f.type(op.operands.at(i)); };
+  if (op.kind != OpKind::group_reduce || op.attrs.reduce != ReduceKind::softmax_stats)
+    fail(op, "only group softmax_stats exchanges split into start and finish");
+  if (op.attrs.cluster_size < 1 || op.attrs.cluster_size > kMaxGroupSize) fail(op, "bad group size");
+  const bool start = op.attrs.phase == ExchangePhase::start;
+  expect_operands(op, start ? 3 : 2);
+  const std::size_t workspace = start ? 2 : 1;
+  if (!t(workspace).is_scalar() || !t(workspace).is_ptr) fail(op, "needs a scalar workspace pointer");
+  if (start) {
+    if (t(0) != Type::scalar(DType::f32) || t(1) != Type::scalar(DType::f32))
+      fail(op, "softmax_stats needs an f32 max and sum");
+    return Type::scalar(DType::i32);
+  }
+  if (t(0) != Type::scalar(DType::i32)) fail(op, "finish takes the i32 ticket of a start");
+  return Type::scalar(DType::f32);
+}
+
 Type special_type(const Function& f, const Op& op) {
   auto t = [&](std::size_t i) -> const Type& { return f.type(op.operands.at(i)); };
   switch (op.kind) {
@@ -107,6 +127,7 @@ Type special_type(const Function& f, const Op& op) {
     }
     case OpKind::cluster_reduce:
     case OpKind::group_reduce: {
+      if (op.attrs.phase != ExchangePhase::whole) return split_exchange_type(f, op);
       // Operands: the value (softmax_stats: the max and the sum), then a group's workspace.
       const bool stats = op.attrs.reduce == ReduceKind::softmax_stats;
       const std::size_t values = stats ? 2 : 1;
@@ -174,7 +195,7 @@ std::vector<Type> infer_result_types(const Function& f, const Op& op) {
     return results;
   }
   const bool stats = (op.kind == OpKind::cluster_reduce || op.kind == OpKind::group_reduce) &&
-                     op.attrs.reduce == ReduceKind::softmax_stats;
+                     op.attrs.reduce == ReduceKind::softmax_stats && op.attrs.phase != ExchangePhase::start;
   if (stats) {  // the max and the sum
     const Type t = special_type(f, op);
     return {t, t};

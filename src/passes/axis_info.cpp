@@ -166,6 +166,15 @@ class Analyzer {
           return out;
         }
         [[fallthrough]];
+      case ir::OpKind::select:
+        // Integer: the result is one of the two values, so what divides both divides it (a slice
+        // end chosen between two aligned ends stays aligned).
+        if (op.kind == ir::OpKind::select && f_.type(res).is_int()) {
+          const Facts &x = of(op.operands[1]), &y = of(op.operands[2]);
+          for (int d = 0; d < std::max(n, 1); ++d)
+            out.divisibility[d] = gcd2(element_divisibility(x, d), element_divisibility(y, d));
+        }
+        [[fallthrough]];
       default:
         // Elementwise: runs of equal inputs give runs of equal outputs.
         for (int d = 0; d < n; ++d) {

@@ -12,8 +12,10 @@
 namespace tilejit::passes {
 namespace {
 
-bool is_pure(ir::OpKind k) {
-  return !ir::has_side_effects(k) && k != ir::OpKind::load;  // loads may observe stores
+bool is_pure(const ir::Op& op) {
+  // A split exchange's start publishes and arrives: two equal ones are two exchanges.
+  if (op.kind == ir::OpKind::group_reduce && op.attrs.phase != ir::ExchangePhase::whole) return false;
+  return !ir::has_side_effects(op.kind) && op.kind != ir::OpKind::load;  // loads may observe stores
 }
 
 // Everything that makes two ops compute the same value.
@@ -42,7 +44,7 @@ void visit(const ir::Function& f, ir::Region& r, std::vector<std::map<OpKey, ir:
   for (ir::Op& op : r.ops) {
     for (auto& v : op.operands) v = resolve(replace, v);
     for (auto& nested : op.regions) visit(f, nested, scopes, replace, changed);
-    if (!is_pure(op.kind) || op.results.size() != 1) {
+    if (!is_pure(op) || op.results.size() != 1) {
       kept.push_back(std::move(op));
       continue;
     }

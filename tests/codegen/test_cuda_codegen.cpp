@@ -318,7 +318,7 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   const std::string& cuda = c.stage("cuda");
   CHECK(cuda.find("__cluster_dims__") == std::string::npos);
   // Four reductions per row (max, sum, min, count), each one barrier call.
-  CHECK(count_of(cuda, "tj_group_barrier(tj_group, 40u);") == 4);
+  CHECK(count_of(cuda, "tj_group_wait(tj_barrier, tj_group_arrive(tj_barrier, 40u));") == 4);
   CHECK(count_of(cuda, std::to_string(group_workspace_stride(40)) + "ull") == 4);
   // NVRTC took it: the barrier's release / acquire accesses are in its PTX, and nothing spills.
   const std::string& ptx = c.stage("ptx");
@@ -326,6 +326,26 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   CHECK(ptx.find("ld.acquire.gpu.global.u32") != std::string::npos);
   CHECK(ptx.find("membar") == std::string::npos);
   CHECK(c.metadata().spill_store_bytes == 0);
+
+  // Split exchanges (tl::group_softmax_stats_start / _finish): one arrival, one wait, each on the
+  // ticket's barrier; the wait reads the generation thread 0 saw when it arrived.
+  std::vector<Arg> stats_args{Pointer{0x10000, DType::f32},
+                              Pointer{0x20000, DType::f32},
+                              Pointer{0x30000, DType::i32},
+                              std::int64_t{7},
+                              std::int64_t{4000},
+                              std::int64_t{128},
+                              std::int64_t{40}};
+  const CompiledKernel& s = tilejit_test::group_stats_split().compile(
+      stats_args, {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
+  // In the IR: a start gives the ticket (i32), which the loop carries to its finish.
+  CHECK(count_of(s.stage("ir"), "group_reduce.softmax_stats") == 4);
+  CHECK(count_of(s.stage("ir"), "group=40, start : i32") == 2);
+  CHECK(count_of(s.stage("ir"), "group=40, finish : f32") == 2);
+  const std::string& split = s.stage("cuda");
+  CHECK(count_of(split, "= tj_group_arrive(tj_barrier, 40u);") == 2);  // before the loop and in it
+  CHECK(count_of(split, "if (threadIdx.x == 0) tj_group_wait(tj_barrier, tj_group_seen[") == 2);
+  CHECK(count_of(split, "tj_group_turn += 1;") == 2);
 
   // The PTX generator leaves group reductions to NVRTC.
   const CompiledKernel& p = tilejit_test::group_rows().compile(

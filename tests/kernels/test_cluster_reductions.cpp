@@ -19,6 +19,7 @@ using tilejit_test::cluster_rows;
 using tilejit_test::cluster_stats;
 using tilejit_test::group_rows;
 using tilejit_test::group_stats;
+using tilejit_test::group_stats_split;
 
 namespace {
 
@@ -130,10 +131,11 @@ TEST_CASE("group reductions combine one value per program across each group, and
         finish();
         check_rows(x, rows, cols, out, stats, counts);
       }
-      // Every group's counter (byte 0 of its part) is back to zero.
+      // Every group's four counters (bytes 0, 128, 256 and 384 of its part) are back to zero.
       auto ws = workspace.download<std::int32_t>();
       for (std::uint64_t g = 0; g < programs / static_cast<std::uint64_t>(group); ++g)
-        CHECK(ws[g * group_workspace_stride(group) / 4] == 0);
+        for (std::uint64_t barrier = 0; barrier < 4; ++barrier)
+          CHECK(ws[(g * group_workspace_stride(group) + barrier * 128) / 4] == 0);
     }
   }
 }
@@ -170,11 +172,13 @@ TEST_CASE("softmax stats across clusters and groups: the row's max and sum of ex
   const bool clusters = !(backend() == Backend::cuda && device_properties().cc_major < 9);
   if (!clusters) MESSAGE("cluster cases skipped: thread-block clusters need sm_90");
   const std::int64_t block = 64, rows = 6;
+  enum class Exchange { cluster, group, group_split };
   for (std::int64_t size : {1, 2, 3, 16, 40}) {
-    for (bool group : {false, true}) {
+    for (Exchange how : {Exchange::cluster, Exchange::group, Exchange::group_split}) {
+      const bool group = how != Exchange::cluster;
       if ((!group && (size > 16 || !clusters))) continue;
       CAPTURE(size);
-      CAPTURE(group);
+      CAPTURE(static_cast<int>(how));
       const std::int64_t cols = size * block - 45;  // the last program's part: a tail, or all padding
       auto x = random_floats(static_cast<std::size_t>(rows * cols), -30.0f, 30.0f, static_cast<unsigned>(size));
       // Row 1 is all -inf (its sum is NaN, as torch's softmax gives); row 2 holds one +inf (NaN too);
@@ -189,7 +193,10 @@ TEST_CASE("softmax stats across clusters and groups: the row's max and sum of ex
       const auto programs = static_cast<std::uint64_t>(size * 2);  // two sets: 3 and 3 rows
       Buffer workspace = buffer(DType::i32, group_workspace_bytes(programs, size) / 4);
       workspace.fill_bytes(0);
-      if (group) group_stats().launch({programs}, {stats, in, workspace, rows, cols, block, size}, options());
+      if (how == Exchange::group)
+        group_stats().launch({programs}, {stats, in, workspace, rows, cols, block, size}, options());
+      else if (how == Exchange::group_split)
+        group_stats_split().launch({programs}, {stats, in, workspace, rows, cols, block, size}, options());
       else cluster_stats().launch({programs}, {stats, in, rows, cols, block, size}, options());
       finish();
       auto s = stats.download<float>();
@@ -208,5 +215,38 @@ TEST_CASE("softmax stats across clusters and groups: the row's max and sum of ex
         CHECK(std::abs(got_sum - sum) / sum < 1e-5);
       }
     }
+  }
+}
+
+TEST_CASE("split group exchanges: sets with 2, 1 and no rows, two launches, every barrier back at zero") {
+  const std::int64_t block = 64, size = 3, rows = 5, cols = size * block - 7;
+  auto x = random_floats(static_cast<std::size_t>(rows * cols), -20.0f, 20.0f, 11);
+  Buffer in = buffer(DType::f32, x.size()), stats = buffer(DType::f32, 2 * rows);
+  in.upload(x);
+  for (std::uint64_t sets : {1, 3, 7}) {  // 5 rows each; 2 or 1 rows per set; two sets with none
+    CAPTURE(sets);
+    const std::uint64_t programs = sets * size;
+    Buffer workspace = buffer(DType::i32, group_workspace_bytes(programs, size) / 4);
+    workspace.fill_bytes(0);
+    for (int launch = 0; launch < 2; ++launch) {  // the second launch starts from the first one's barriers
+      stats.fill_bytes(0xff);
+      group_stats_split().launch({programs}, {stats, in, workspace, rows, cols, block, size}, options());
+      finish();
+      auto s = stats.download<float>();
+      for (std::int64_t r = 0; r < rows; ++r) {
+        CAPTURE(r);
+        const float* row = x.data() + r * cols;
+        double mx = -std::numeric_limits<double>::infinity(), sum = 0;
+        for (std::int64_t j = 0; j < cols; ++j) mx = std::max(mx, double(row[j]));
+        for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
+        CHECK(s[static_cast<std::size_t>(2 * r)] == float(mx));
+        CHECK(std::abs(s[static_cast<std::size_t>(2 * r + 1)] - sum) / sum < 1e-5);
+      }
+    }
+    // The four counters of every group (bytes 0, 128, 256, 384 of its part) are zero again.
+    auto ws = workspace.download<std::int32_t>();
+    for (std::uint64_t g = 0; g < sets; ++g)
+      for (std::uint64_t barrier = 0; barrier < 4; ++barrier)
+        CHECK(ws[(g * group_workspace_stride(size) + barrier * 128) / 4] == 0);
   }
 }

@@ -229,6 +229,21 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
          .out_offset = 1,
          .log = true,
          .config = forced(SoftmaxStrategy::group, 64, 1, 33)});
+  // Walked with 2 stages: each row's exchange runs while the next row is read. Sets with two
+  // rows, one, or (rows < sets) none; a log_softmax and bf16 with strided rows.
+  for (std::int64_t rows : {1, 5, 13}) {
+    SoftmaxConfig overlapped = forced(SoftmaxStrategy::group, 64, 1, 3);
+    overlapped.num_stages = 2;
+    check({.rows = rows, .cols = 1001, .config = overlapped});
+    check({.rows = rows,
+           .cols = 777,
+           .in_stride = 800,
+           .out_stride = 781,
+           .in_type = DType::bf16,
+           .out_type = DType::bf16,
+           .log = rows == 5,
+           .config = overlapped});
+  }
   ops::SoftmaxOptions o;
   o.config = forced(SoftmaxStrategy::group, 64, 1, 5000);
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),

@@ -63,6 +63,9 @@ struct SoftmaxConfig {
   /// per program when block * splits >= cols, else per loop step over the program's slice.
   std::int64_t block = 0;
   int num_warps = 4;
+  /// Loads in flight (tl::LoopOptions::num_stages). A group walking its slices (block * splits <
+  /// cols) with 2 or more: each row's exchange runs while the next row is read, and its loops
+  /// get one stage fewer.
   int num_stages = 1;
   std::int64_t rows_per_program = 1;  ///< rows_2d: ROWS, a power of two
   std::int64_t splits = 1;            ///< split_row: programs per row; cluster, group: the cluster (group) size

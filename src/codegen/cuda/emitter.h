@@ -71,7 +71,8 @@ class Emitter {
   /// kernel) and its declarations at the top of the kernel. All empty without group reductions.
   void group_reduce_op(const ir::Op& op);
   void group_softmax_stats_op(const ir::Op& op);
-  void group_exchange_start(ir::ValueId workspace);
+  void group_exchange_scope(ir::ValueId workspace, const std::string& set, const std::string& slot_t);
+  void group_combine_stats();
   std::string group_helpers() const;
   std::string group_prologue() const;
   void loop_op(const ir::Op& op);

@@ -111,6 +111,7 @@ void Lowering::scalar_op(const ir::Op& op) {
     case ir::OpKind::store: scalar_store(op); return;
     case ir::OpKind::cluster_reduce:
     case ir::OpKind::group_reduce:
+      if (op.attrs.phase != ir::ExchangePhase::whole) return split_softmax_stats(op);
       if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return softmax_stats(op);
       scalars_[op.results[0]] = cluster_reduce(op);
       return;
@@ -142,15 +143,54 @@ llvm::Value* Lowering::exchange(DType t, llvm::Value* v, ir::ReduceKind k) {
   return b_.CreateCall(callee, {v, b_.getInt32(static_cast<std::int32_t>(k))});
 }
 
-// (M, S) from each program's (m, s): on the CPU two meetings, M = max of m, then the sum of
-// s * exp(m - M). A set of one gives (m, s * exp(m - m)): NaN for an all -inf row, as elsewhere.
-void Lowering::softmax_stats(const ir::Op& op) {
+// A split exchange on the CPU: start meets the group at once (as a whole exchange would) and
+// keeps (M, S) in one of four slots, the slot's index being the ticket; finish reads the slot.
+// Every program starts and finishes in the same order, so meeting early cannot deadlock.
+void Lowering::split_softmax_stats(const ir::Op& op) {
+  llvm::Type* f32 = b_.getFloatTy();
+  llvm::Type* i32 = b_.getInt32Ty();
+  auto* pairs_type = llvm::ArrayType::get(f32, 8);  // four (M, S) pairs
+  if (!split_exchange_pairs_) {
+    split_exchange_pairs_ = entry_alloca(pairs_type, "exchange_pairs");
+    split_exchange_turn_ = entry_alloca(i32, "exchange_turn");
+    llvm::IRBuilder<> eb(entry_->getTerminator());
+    eb.CreateStore(b_.getInt32(0), split_exchange_turn_);
+  }
+  auto pair_slot = [&](llvm::Value* ticket, int which) {
+    llvm::Value* index = b_.CreateAdd(b_.CreateMul(ticket, b_.getInt32(2)), b_.getInt32(which));
+    return b_.CreateInBoundsGEP(pairs_type, split_exchange_pairs_, {b_.getInt32(0), index});
+  };
+  if (op.attrs.phase == ir::ExchangePhase::start) {
+    auto [row_max, row_sum] = combined_stats(op);
+    llvm::Value* turn = b_.CreateLoad(i32, split_exchange_turn_);
+    llvm::Value* ticket = b_.CreateAnd(turn, b_.getInt32(3));
+    b_.CreateStore(row_max, pair_slot(ticket, 0));
+    b_.CreateStore(row_sum, pair_slot(ticket, 1));
+    b_.CreateStore(b_.CreateAdd(turn, b_.getInt32(1)), split_exchange_turn_);
+    scalars_[op.results[0]] = ticket;
+    return;
+  }
+  llvm::Value* ticket = scalar(op.operands[0]);
+  scalars_[op.results[0]] = b_.CreateLoad(f32, pair_slot(ticket, 0));
+  scalars_[op.results[1]] = b_.CreateLoad(f32, pair_slot(ticket, 1));
+}
+
+// (M, S) from each program's (m, s) (operands 0 and 1): on the CPU two meetings, M = max of m,
+// then the sum of s * exp(m - M). A set of one gives (m, s * exp(m - m)): NaN for an all -inf
+// row, as elsewhere.
+std::pair<llvm::Value*, llvm::Value*> Lowering::combined_stats(const ir::Op& op) {
   llvm::Value* m = scalar(op.operands[0]);
   llvm::Value* s = scalar(op.operands[1]);
-  llvm::Value* row_max = op.attrs.cluster_size == 1 ? m : exchange(DType::f32, m, ir::ReduceKind::max);
+  const bool one = op.attrs.cluster_size == 1;
+  llvm::Value* row_max = one ? m : exchange(DType::f32, m, ir::ReduceKind::max);
   llvm::Value* part = b_.CreateFMul(s, exp_f32(b_.CreateFSub(m, row_max), false));
+  return {row_max, one ? part : exchange(DType::f32, part, ir::ReduceKind::sum)};
+}
+
+void Lowering::softmax_stats(const ir::Op& op) {
+  auto [row_max, row_sum] = combined_stats(op);
   scalars_[op.results[0]] = row_max;
-  scalars_[op.results[1]] = op.attrs.cluster_size == 1 ? part : exchange(DType::f32, part, ir::ReduceKind::sum);
+  scalars_[op.results[1]] = row_sum;
 }
 
 LlvmKernelSource generate_llvm(const ir::Function& f, const LlvmCodegenOptions& options) {

@@ -68,7 +68,9 @@ class Lowering {
   llvm::Value* apply(const ir::Op& op, const std::vector<llvm::Value*>& args);
   llvm::Value* cluster_reduce(const ir::Op& op);
   llvm::Value* exchange(DType t, llvm::Value* v, ir::ReduceKind k);
+  std::pair<llvm::Value*, llvm::Value*> combined_stats(const ir::Op& op);
   void softmax_stats(const ir::Op& op);
+  void split_softmax_stats(const ir::Op& op);
   llvm::Value* int_binary(ir::OpKind k, llvm::Value* a, llvm::Value* b);
   llvm::Value* float_binary(ir::OpKind k, llvm::Value* a, llvm::Value* b);
   llvm::Value* nan_max(llvm::Value* a, llvm::Value* b, bool is_max);  // tj_max / tj_min
@@ -128,6 +130,8 @@ class Lowering {
   llvm::Value* scratch_ = nullptr;
   std::array<llvm::Value*, 3> program_id_{}, num_programs_{};
   std::int64_t scratch_bytes_ = 0;
+  llvm::AllocaInst* split_exchange_pairs_ = nullptr;  // split group exchanges' results, by ticket
+  llvm::AllocaInst* split_exchange_turn_ = nullptr;   // split exchanges started
 
   std::unordered_map<ir::ValueId, llvm::Value*> scalars_;
   std::unordered_map<ir::ValueId, llvm::Value*> arrays_;
