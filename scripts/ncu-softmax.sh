@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine: ncu sections (speed of light, occupancy, launch, scheduler, warp state) and
-# static SASS opcode counts of the softmax op's kernels, one shape per line of PROBES_FILE
+# On the GPU machine: ncu sections (speed of light, occupancy, launch, scheduler, warp state), DRAM
+# bytes read and written and the L2 hit rate, and static SASS opcode counts of the softmax op's kernels, one shape per line of PROBES_FILE
 # (tilejit-softmax arguments). NVRTC's kernels (TILEJIT_CODEGEN=cuda). Results under $OUT.
 #
 #   OUT=out PROBES_FILE=shapes.txt bash scripts/ncu-softmax.sh
@@ -31,7 +31,8 @@ while read -r args; do
   # shellcheck disable=SC2086
   timeout 120 ncu --clock-control none -k regex:softmax_ --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section SchedulerStats ./build-gpu/examples/tilejit-softmax $args --reps 5 >"$OUT/ncu_$i.txt" 2>&1
-  grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|No Eligible|One or More|Warp Cycles Per Issued" \
+    --section SchedulerStats --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct \
+    ./build-gpu/examples/tilejit-softmax $args --reps 5 >"$OUT/ncu_$i.txt" 2>&1
+  grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|No Eligible|One or More|Warp Cycles Per Issued|dram__bytes|lts__t_sector_hit" \
     "$OUT/ncu_$i.txt" | tee -a "$OUT/diag.txt"
 done <"${PROBES_FILE:?a file of tilejit-softmax argument lists}"

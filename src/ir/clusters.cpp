@@ -155,6 +155,15 @@ int group_size(const Function& f) {
   return group->attrs.cluster_size;
 }
 
+bool has_split_exchange(const Region& r) {
+  for (const Op& op : r.ops) {
+    if (op.kind == OpKind::group_reduce && op.attrs.phase != ExchangePhase::whole) return true;
+    for (const Region& inner : op.regions)
+      if (has_split_exchange(inner)) return true;
+  }
+  return false;
+}
+
 void check_cluster_loops(const Function& f, int size) {
   if (size > 1) Uniformity(f, size).check(f.body);
 }

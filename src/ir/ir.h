@@ -126,5 +126,8 @@ int group_size(const Function& f);
 /// whose bounds may differ between the programs of a cluster or group (`size` programs): those
 /// programs would not all reach it.
 void check_cluster_loops(const Function& f, int size);
+/// Whether `r` (a function's body) holds a group exchange split into start and finish. Those go
+/// through the workspace even in groups of one.
+bool has_split_exchange(const Region& r);
 
 }  // namespace tilejit::ir

@@ -346,6 +346,12 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   CHECK(count_of(split, "= tj_group_arrive(tj_barrier, 40u);") == 2);  // before the loop and in it
   CHECK(count_of(split, "if (threadIdx.x == 0) tj_group_wait(tj_barrier, tj_group_seen[") == 2);
   CHECK(count_of(split, "tj_group_turn += 1;") == 2);
+  // A group of one still exchanges through the workspace when split (NVRTC compiles it).
+  stats_args.back() = std::int64_t{1};
+  const CompiledKernel& split_of_one = tilejit_test::group_stats_split().compile(
+      stats_args, {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
+  CHECK(count_of(split_of_one.stage("cuda"), "= tj_group_arrive(tj_barrier, 1u);") == 2);
+  CHECK(split_of_one.stage("ptx").find("atom.acq_rel.gpu.global.add.u32") != std::string::npos);
 
   // The PTX generator leaves group reductions to NVRTC.
   const CompiledKernel& p = tilejit_test::group_rows().compile(

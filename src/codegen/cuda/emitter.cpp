@@ -25,7 +25,8 @@ Emitter::Emitter(const ir::Function& f, const CudaCodegenOptions& options)
       axes_(passes::analyze_axes(f)),
       numbers_(ir::value_numbers(f)),
       cluster_size_(ir::cluster_size(f)),
-      group_size_(ir::group_size(f)) {
+      group_size_(ir::group_size(f)),
+      group_workspace_(group_size_ > 1 || ir::has_split_exchange(f.body)) {
   index_definitions(f.body, def_);
 }
 

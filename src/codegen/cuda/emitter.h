@@ -101,8 +101,9 @@ class Emitter {
   int reduction_turn_ = 0;          // reductions emitted so far (loop bodies padded to even)
   int reduction_buffer_bytes_ = 0;  // size of each of the two reduction buffers
   int conversion_bytes_ = 0;
-  int cluster_size_ = 1;  // blocks per cluster (ir::cluster_size), 1 without cluster reductions
-  int group_size_ = 1;    // blocks per group (ir::group_size), 1 without group reductions
+  int cluster_size_ = 1;          // blocks per cluster (ir::cluster_size), 1 without cluster reductions
+  int group_size_ = 1;            // blocks per group (ir::group_size), 1 without group reductions
+  bool group_workspace_ = false;  // exchanges go through the workspace (groups of 2 or more, or split)
   std::string last_loc_;
   std::string pending_loc_;
 };

@@ -38,7 +38,7 @@ std::string identity(ir::ReduceKind k, const std::string& t) {
 }  // namespace
 
 std::string Emitter::group_helpers() const {
-  if (group_size_ <= 1) return "";
+  if (!group_workspace_) return "";
   // Release / acquire at GPU scope instead of full fences: the arrival releases this block's slot
   // (and orders the generation's read before it), the wait acquires every other block's.
   return R"(
@@ -68,7 +68,7 @@ __device__ __forceinline__ void tj_group_wait(unsigned char* barrier, unsigned s
 }
 
 std::string Emitter::group_prologue() const {
-  if (group_size_ <= 1) return "";
+  if (!group_workspace_) return "";
   return fmt::format(
       "  __shared__ __align__(8) unsigned char tj_group_result[8];  // the exchange's result, for every warp\n"
       "  __shared__ unsigned tj_group_seen[4];  // thread 0: each barrier's generation when this block last arrived\n"
