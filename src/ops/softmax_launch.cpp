@@ -167,17 +167,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
     compile_only->push_back(&k);
     return;
   }
-  // A walk's second pass re-reads its slice from L2 only while the rows open fit there (ncu on
-  // the H200, 128 x 1M f32 with 2 stages and 5 groups open, 10 rows of 4 MiB: DRAM read 2.0x the
-  // input, against 1.06x with 1 stage and 4 groups). Groups are capped so the open rows take at
-  // most half of L2.
-  auto sets = static_cast<std::uint64_t>(p.rows);
-  if (!in_registers && backend == Backend::cuda) {
-    const auto open_bytes = static_cast<std::uint64_t>(p.cols) * dtype_size(p.in.dtype) * (1 + overlap);
-    sets = std::min(
-        sets, std::max<std::uint64_t>(1, static_cast<std::uint64_t>(device_properties().l2_bytes) / 2 / open_bytes));
-  }
-  const std::uint64_t programs = persistent_grid(k, sets);
+  const std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
   const std::uint64_t bytes = group_workspace_bytes(programs, c.splits);
   workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)), c.splits,
                     [&](Pointer ws) { k.launch(Grid(programs), args_with(ws), launch_options(stream, cpu_threads)); });
