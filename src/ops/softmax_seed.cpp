@@ -37,9 +37,10 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   else if (c.block <= 128) c.num_warps = elem_bytes == 4 && c.block == 128 ? 2 : 1;
   else c.num_warps = detail::warps_for(c.block, 4);
   c.one_row_per_program = c.block >= 2048;
-  // Rows of 128 columns or fewer keep three rows' loads in flight (65536 x 128, probes_feac075.md:
-  // f32 0.94 of copy against 0.89 with one, bf16 0.85 against 0.80).
-  c.num_stages = c.one_row_per_program ? 1 : c.block <= 128 ? 4 : 2;
+  // Rows of 256 columns or fewer keep three rows' loads in flight (65536 x 128, probes_feac075.md:
+  // f32 0.94 of copy against 0.89 with one, bf16 0.85 against 0.80; 4096 x 256, probes_a7e8be0.md:
+  // f32 0.96 against 0.94, bf16 0.85 either way).
+  c.num_stages = c.one_row_per_program ? 1 : c.block <= 256 ? 4 : 2;
   return c;
 }
 
