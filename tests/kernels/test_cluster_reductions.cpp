@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "kernel_test.h"
 #include "kernels/cluster_rows_kernel.h"
@@ -49,6 +50,14 @@ void check_rows(const std::vector<float>& x, std::int64_t rows, std::int64_t col
     CHECK(c[static_cast<std::size_t>(r)] == positive);
   }
   CHECK(worst < 1e-5);
+}
+
+// The max of a row and the sum of exp(x - max) over it, in float64.
+std::pair<double, double> row_max_and_sum(const float* row, std::int64_t cols) {
+  double mx = -std::numeric_limits<double>::infinity(), sum = 0;
+  for (std::int64_t j = 0; j < cols; ++j) mx = std::max(mx, double(row[j]));
+  for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
+  return {mx, sum};
 }
 
 }  // namespace
@@ -202,10 +211,7 @@ TEST_CASE("softmax stats across clusters and groups: the row's max and sum of ex
       auto s = stats.download<float>();
       for (std::int64_t r = 0; r < rows; ++r) {
         CAPTURE(r);
-        const float* row = x.data() + r * cols;
-        double mx = -std::numeric_limits<double>::infinity(), sum = 0;
-        for (std::int64_t j = 0; j < cols; ++j) mx = std::max(mx, double(row[j]));
-        for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
+        auto [mx, sum] = row_max_and_sum(x.data() + r * cols, cols);
         const float got_max = s[static_cast<std::size_t>(2 * r)], got_sum = s[static_cast<std::size_t>(2 * r + 1)];
         if (r == 1 || r == 2) {
           CHECK(std::isnan(got_sum));
@@ -235,10 +241,7 @@ TEST_CASE("split group exchanges: sets with 2, 1 and no rows, two launches, ever
       auto s = stats.download<float>();
       for (std::int64_t r = 0; r < rows; ++r) {
         CAPTURE(r);
-        const float* row = x.data() + r * cols;
-        double mx = -std::numeric_limits<double>::infinity(), sum = 0;
-        for (std::int64_t j = 0; j < cols; ++j) mx = std::max(mx, double(row[j]));
-        for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(double(row[j]) - mx);
+        auto [mx, sum] = row_max_and_sum(x.data() + r * cols, cols);
         CHECK(s[static_cast<std::size_t>(2 * r)] == float(mx));
         CHECK(std::abs(s[static_cast<std::size_t>(2 * r + 1)] - sum) / sum < 1e-5);
       }
