@@ -65,7 +65,7 @@ struct SoftmaxConfig {
   int num_warps = 4;
   /// Loads in flight (tl::LoopOptions::num_stages). A group walking its slices (block * splits <
   /// cols) with 2 or more: each row's exchange runs while the next row is read, and its loops
-  /// get one stage fewer.
+  /// get one stage fewer (two rows per group open in L2: slower on the H200).
   int num_stages = 1;
   std::int64_t rows_per_program = 1;  ///< rows_2d: ROWS, a power of two
   std::int64_t splits = 1;            ///< split_row: programs per row; cluster, group: the cluster (group) size

@@ -247,7 +247,9 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
 /// As row_slices_walked over a group, with each row's exchange in flight while the program walks
 /// its slice of the set's next row: a step reads row r's slice for its stats and starts their
 /// exchange, then finishes the previous row's exchange (whose programs arrived during that read)
-/// and writes that row. Two rows per set are open in L2 instead of one.
+/// and writes that row. Two rows per set are open in L2 instead of one, which is what lost on the
+/// H200: with them the second pass read the input from DRAM again (docs/perf-notes.md, ninth
+/// session). The H200 table does not use it.
 inline void row_slices_walked_overlapped(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride,
                                          const tl::Int& out_stride, const tl::Int& n_rows, const tl::Int& n_cols,
                                          const tl::Int& slice, std::int64_t block, std::int64_t log, std::int64_t wide,
