@@ -326,6 +326,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
       md.codegen = "ptx";
     }
   }
+  if (md.codegen.empty() && req.ptx_generator_only) return nullptr;
   if (md.codegen.empty()) {
     auto cuda = codegen::cuda::generate_cuda(f, {md.entry_name, req.num_warps, true});
     k->stages["cuda"] = cuda.source;

@@ -21,11 +21,15 @@ struct CompileRequest {
   GpuCodegen codegen = GpuCodegen::cuda;  // CUDA: ptx or cuda (never automatic); CPU: automatic
   std::vector<KeyComponents> previous;    // keys this kernel compiled before, for the miss reason
   bool disk_only = false;                 // CUDA: a disk-cache hit or nothing (no NVRTC / ptxas run)
+  /// codegen ptx: nothing (nullptr) where the PTX generator would hand the kernel to NVRTC, so the
+  /// caller can ask for NVRTC's kernel under its own key (GpuCodegen::tiered does).
+  bool ptx_generator_only = false;
 };
 
 /// Traces and generates code; for CUDA then reads the disk cache or runs NVRTC (and writes the
 /// entry). Applies TILEJIT_OVERRIDE_DIR and TILEJIT_DUMP; fills metadata.compile_reason. With
-/// request.disk_only, returns nullptr where it would have run NVRTC or the PTX assembler.
+/// request.disk_only, returns nullptr where it would have run NVRTC or the PTX assembler; with
+/// request.ptx_generator_only, where the PTX generator cannot express the kernel.
 std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& request);
 
 /// Writes the stages named in TILEJIT_DUMP (comma list, or "all") to TILEJIT_DUMP_DIR

@@ -135,9 +135,11 @@ struct KernelBase::Impl {
                                     const std::string& arch, const CompiledKernel* k);
   /// The kernel of one specialization and generator (ptx or cuda; automatic on the CPU): from the
   /// memory cache, from another thread compiling it, or compiled here. With `disk_only`, returns
-  /// nullptr instead of running a compiler (or waiting for another thread's) when neither cache has it.
+  /// nullptr instead of running a compiler (or waiting for another thread's) when neither cache has it;
+  /// with `ptx_generator_only` (codegen ptx), nullptr where the PTX generator cannot express the kernel.
   const CompiledKernel* obtain(const std::vector<jit::BoundParam>& params, const CompileOptions& options,
-                               const std::string& arch, Backend backend, GpuCodegen codegen, bool disk_only = false);
+                               const std::string& arch, Backend backend, GpuCodegen codegen, bool disk_only = false,
+                               bool ptx_generator_only = false);
   /// GpuCodegen::tiered: NVRTC's kernel when a cache has it, else the PTX generator's at once
   /// while NVRTC builds its own in the background, which then replaces it in `entry`.
   const CompiledKernel* tiered(const std::vector<jit::BoundParam>& params, const CompileOptions& options,
@@ -232,7 +234,7 @@ std::pair<KernelBase::Impl::FastEntry*, bool> KernelBase::Impl::index(std::uint6
 
 const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam>& params,
                                                const CompileOptions& options, const std::string& arch, Backend backend,
-                                               GpuCodegen codegen, bool disk_only) {
+                                               GpuCodegen codegen, bool disk_only, bool ptx_generator_only) {
   std::string key =
       jit::specialization_key(signature, params, options.num_warps, options.num_stages, arch, backend, codegen);
   std::unique_lock lock(mutex);
@@ -249,9 +251,18 @@ const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam
 
   std::unique_ptr<CompiledKernel::Impl> built;
   try {
-    jit::CompileRequest req{&signature,         params, &invoke, key,     options.num_warps,
-                            options.num_stages, arch,   backend, codegen, std::move(previous),
-                            disk_only};
+    jit::CompileRequest req{&signature,
+                            params,
+                            &invoke,
+                            key,
+                            options.num_warps,
+                            options.num_stages,
+                            arch,
+                            backend,
+                            codegen,
+                            std::move(previous),
+                            disk_only,
+                            ptx_generator_only};
     built = jit::compile_specialization(req);
   } catch (...) {
     lock.lock();
@@ -262,7 +273,7 @@ const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam
   lock.lock();
   in_flight.erase(key);
   compiled.notify_all();
-  if (!built) return nullptr;  // disk_only, and the disk cache has no entry
+  if (!built) return nullptr;  // disk_only without a disk entry, or ptx_generator_only and it cannot
   ++compiles;
   last_reason = built->metadata.compile_reason;
   auto& slot = cache[key];
@@ -278,12 +289,13 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
   // NVRTC's kernel wins unless it spills where the PTX generator's does not (as ptxas' two paths
   // do, runtime/ptx_assembler.cpp): spills cost more than the generators' other differences.
   if (best && best->metadata().spill_store_bytes > 0) {
-    const CompiledKernel* ptx = obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx);
-    if (ptx->metadata().spill_store_bytes < best->metadata().spill_store_bytes) best = ptx;
+    const CompiledKernel* ptx = obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, false, true);
+    if (ptx && ptx->metadata().spill_store_bytes < best->metadata().spill_store_bytes) best = ptx;
   }
-  const CompiledKernel* now = best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx);
-  // The PTX generator handed the kernel to NVRTC itself (it could not express it): nothing to follow.
-  if (now->metadata().codegen == "cuda") best = now;
+  const CompiledKernel* now = best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, false, true);
+  // The PTX generator cannot express the kernel: NVRTC's, under its own key, so the kernel that runs
+  // has one name (and one override file) whatever the caches held.
+  if (!now) best = now = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda);
   std::unique_lock lock(mutex);
   bool added = false;
   std::tie(entry, added) = index(h, facts, n, options, Backend::cuda, GpuCodegen::tiered, arch, now);

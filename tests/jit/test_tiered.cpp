@@ -8,6 +8,7 @@
 #include <string>
 
 #include "jit_test_util.h"
+#include "kernels/cluster_rows_kernel.h"
 #include "run_together.h"
 #include "tilejit/error.h"
 
@@ -43,6 +44,25 @@ TEST_CASE("tiered: the PTX generator's kernel first, NVRTC's once its background
   CHECK(from_disk.metadata().codegen == "cuda");
   CHECK(from_disk.metadata().from_disk_cache);
   CHECK(fresh.compile_count() == 1);
+}
+
+TEST_CASE("tiered: a kernel the PTX generator cannot express is NVRTC's, under NVRTC's key, cold cache or warm") {
+  // Group reductions are NVRTC's only. The kernel that runs has the entry name a CUDA C request
+  // gives (and TILEJIT_DUMP shows with TILEJIT_CODEGEN=cuda), so an override file named after it
+  // applies; before, a cold cache compiled it under the PTX generator's key and another name.
+  ScopedCache cache;
+  std::vector<Arg> args{Pointer{0x10000, DType::f32},
+                        Pointer{0x20000, DType::f32},
+                        Pointer{0x30000, DType::i32},
+                        std::int64_t{7},
+                        std::int64_t{4000},
+                        std::int64_t{128},
+                        std::int64_t{40}};
+  const CompiledKernel& cold = tilejit_test::group_stats().compile(args, tiered());
+  CHECK(cold.metadata().codegen == "cuda");
+  const CompiledKernel& cuda = tilejit_test::group_stats().compile(args, sm());
+  CHECK(&cold == &cuda);  // one NVRTC build, found again
+  CHECK(entries(cache.dir.path()).size() == 1);
 }
 
 TEST_CASE("tiered: TILEJIT_CODEGEN=tiered selects it; a kernel destroyed with its build queued waits for it") {
