@@ -329,13 +329,7 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
 
   // Split exchanges (tl::group_softmax_stats_start / _finish): one arrival, one wait, each on the
   // ticket's barrier; the wait reads the generation thread 0 saw when it arrived.
-  std::vector<Arg> stats_args{Pointer{0x10000, DType::f32},
-                              Pointer{0x20000, DType::f32},
-                              Pointer{0x30000, DType::i32},
-                              std::int64_t{7},
-                              std::int64_t{4000},
-                              std::int64_t{128},
-                              std::int64_t{40}};
+  const std::vector<Arg> stats_args = tilejit_test::group_stats_compile_args(7, 4000, 128, 40);
   const CompiledKernel& s = tilejit_test::group_stats_split().compile(
       stats_args, {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
   // In the IR: a start gives the ticket (i32), which the loop carries to its finish.
@@ -347,9 +341,9 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   CHECK(count_of(split, "if (threadIdx.x == 0) tj_group_wait(tj_barrier, tj_group_seen[") == 2);
   CHECK(count_of(split, "tj_group_turn += 1;") == 2);
   // A group of one still exchanges through the workspace when split (NVRTC compiles it).
-  stats_args.back() = std::int64_t{1};
-  const CompiledKernel& split_of_one = tilejit_test::group_stats_split().compile(
-      stats_args, {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
+  const CompiledKernel& split_of_one =
+      tilejit_test::group_stats_split().compile(tilejit_test::group_stats_compile_args(7, 4000, 128, 1),
+                                                {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
   CHECK(count_of(split_of_one.stage("cuda"), "= tj_group_arrive(tj_barrier, 1u);") == 2);
   CHECK(split_of_one.stage("ptx").find("atom.acq_rel.gpu.global.add.u32") != std::string::npos);
 

@@ -51,13 +51,7 @@ TEST_CASE("tiered: a kernel the PTX generator cannot express is NVRTC's, under N
   // gives (and TILEJIT_DUMP shows with TILEJIT_CODEGEN=cuda), so an override file named after it
   // applies; before, a cold cache compiled it under the PTX generator's key and another name.
   ScopedCache cache;
-  std::vector<Arg> args{Pointer{0x10000, DType::f32},
-                        Pointer{0x20000, DType::f32},
-                        Pointer{0x30000, DType::i32},
-                        std::int64_t{7},
-                        std::int64_t{4000},
-                        std::int64_t{128},
-                        std::int64_t{40}};
+  const std::vector<Arg> args = tilejit_test::group_stats_compile_args(7, 4000, 128, 40);
   const CompiledKernel& cold = tilejit_test::group_stats().compile(args, tiered());
   CHECK(cold.metadata().codegen == "cuda");
   const CompiledKernel& cuda = tilejit_test::group_stats().compile(args, sm());

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <utility>
+#include <vector>
 
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
@@ -132,6 +133,21 @@ inline const GroupStatsKernel& group_stats() {
   static const GroupStatsKernel k("group_stats", group_stats_kernel,
                                   {"stats", "in", "workspace", "n_rows", "n_cols", "BLOCK", "GROUP"});
   return k;
+}
+
+/// Arguments for group_stats or group_stats_split that only compile (stand-in addresses, never
+/// launched): rows, columns, BLOCK and the group size as given.
+inline std::vector<tilejit::Arg> group_stats_compile_args(std::int64_t rows, std::int64_t cols, std::int64_t block,
+                                                          std::int64_t group) {
+  using tilejit::DType;
+  using tilejit::Pointer;
+  return {Pointer{0x10000, DType::f32},
+          Pointer{0x20000, DType::f32},
+          Pointer{0x30000, DType::i32},
+          rows,
+          cols,
+          block,
+          group};
 }
 
 inline const GroupStatsKernel& group_stats_split() {
