@@ -11,20 +11,20 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
   // Every block of the cluster has started before any writes into another's shared memory.
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
   constexpr int tj_reduction_buffer_bytes = 16;
-#line 67 "cluster_rows_kernel.h"
+#line 68 "cluster_rows_kernel.h"
   const int v4 = (int)blockIdx.x;
   int const v5 = 4;
   int const v6 = (v4 % v5);
-#line 68 "cluster_rows_kernel.h"
+#line 69 "cluster_rows_kernel.h"
   const int v7 = (int)gridDim.x;
   int const v8 = (v7 / v5);
-#line 69 "cluster_rows_kernel.h"
+#line 70 "cluster_rows_kernel.h"
   int const v9 = (v4 / v5);
   for (int v10 = v9; v10 < v2; v10 += v8) {
-#line 70 "cluster_rows_kernel.h"
+#line 71 "cluster_rows_kernel.h"
     int const v12 = 64;
     int const v13 = (v6 * v12);
-#line 71 "cluster_rows_kernel.h"
+#line 72 "cluster_rows_kernel.h"
     int const v18 = (v10 * v3);
     float* const v19 = (v1 + v18);
     float const v22 = __int_as_float(0xff800000);
@@ -59,7 +59,7 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v17_5[r]), "l"(v21_0[r]));
       v24[r + 0] = __uint_as_float(tj_w0);
     }
-#line 72 "cluster_rows_kernel.h"
+#line 73 "cluster_rows_kernel.h"
     float v25_acc_8[1];
     #pragma unroll
     for (int r = 0; r < 1; ++r) v25_acc_8[r] = v24[r];
@@ -87,11 +87,11 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
       }
     }
     float const v25 = v25_acc_8[0];
-#line 73 "cluster_rows_kernel.h"
+#line 74 "cluster_rows_kernel.h"
     bool const v26 = (v25 == v22);
     float const v27 = 0.0f;
     float const v28 = (v26 ? v27 : v25);
-#line 74 "cluster_rows_kernel.h"
+#line 75 "cluster_rows_kernel.h"
     float v29_9[1];
     #pragma unroll
     for (int r = 0; r < 1; ++r) v29_9[r] = v28;
@@ -128,7 +128,7 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
       }
     }
     float const v32 = v32_acc_10[0];
-#line 26 "cluster_rows_kernel.h"
+#line 27 "cluster_rows_kernel.h"
     float v33_acc_11, v34_acc_12;
     // cluster_softmax_stats over 4 blocks
      {
@@ -153,17 +153,17 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
     }
     float const v33 = v33_acc_11;
     float const v34 = v34_acc_12;
-#line 75 "cluster_rows_kernel.h"
+#line 76 "cluster_rows_kernel.h"
     int const v35 = 0;
     bool const v36 = (v6 == v35);
     int const v37 = 2;
     int const v38 = (v10 * v37);
     float* const v39 = (v0 + v38);
     if (threadIdx.x == 0 && v36) *v39 = v33;
-#line 76 "cluster_rows_kernel.h"
+#line 77 "cluster_rows_kernel.h"
     int const v40 = 1;
     float* const v41 = (v39 + v40);
     if (threadIdx.x == 0 && v36) *v41 = v34;
-#line 69 "cluster_rows_kernel.h"
+#line 70 "cluster_rows_kernel.h"
   }
 }

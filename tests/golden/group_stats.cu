@@ -33,20 +33,20 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
   unsigned tj_group_turn = 0;  // exchanges started: the next one uses set tj_group_turn % 4
   const unsigned tj_group_rank = blockIdx.x % 40u;
   constexpr int tj_reduction_buffer_bytes = 16;
-#line 67 "cluster_rows_kernel.h"
+#line 68 "cluster_rows_kernel.h"
   const int v5 = (int)blockIdx.x;
   int const v6 = 40;
   int const v7 = (v5 % v6);
-#line 68 "cluster_rows_kernel.h"
+#line 69 "cluster_rows_kernel.h"
   const int v8 = (int)gridDim.x;
   int const v9 = (v8 / v6);
-#line 69 "cluster_rows_kernel.h"
+#line 70 "cluster_rows_kernel.h"
   int const v10 = (v5 / v6);
   for (int v11 = v10; v11 < v3; v11 += v9) {
-#line 70 "cluster_rows_kernel.h"
+#line 71 "cluster_rows_kernel.h"
     int const v13 = 64;
     int const v14 = (v7 * v13);
-#line 71 "cluster_rows_kernel.h"
+#line 72 "cluster_rows_kernel.h"
     int const v19 = (v11 * v4);
     float* const v20 = (v1 + v19);
     float const v23 = __int_as_float(0xff800000);
@@ -81,7 +81,7 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %1, 0; @p ld.global.b32 %0, [%2]; }" : "+r"(tj_w0) : "r"((int)v18_5[r]), "l"(v22_0[r]));
       v25[r + 0] = __uint_as_float(tj_w0);
     }
-#line 72 "cluster_rows_kernel.h"
+#line 73 "cluster_rows_kernel.h"
     float v26_acc_8[1];
     #pragma unroll
     for (int r = 0; r < 1; ++r) v26_acc_8[r] = v25[r];
@@ -109,11 +109,11 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
       }
     }
     float const v26 = v26_acc_8[0];
-#line 73 "cluster_rows_kernel.h"
+#line 74 "cluster_rows_kernel.h"
     bool const v27 = (v26 == v23);
     float const v28 = 0.0f;
     float const v29 = (v27 ? v28 : v26);
-#line 74 "cluster_rows_kernel.h"
+#line 75 "cluster_rows_kernel.h"
     float v30_9[1];
     #pragma unroll
     for (int r = 0; r < 1; ++r) v30_9[r] = v29;
@@ -150,7 +150,7 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
       }
     }
     float const v33 = v33_acc_10[0];
-#line 36 "cluster_rows_kernel.h"
+#line 37 "cluster_rows_kernel.h"
     float v34_acc_11, v35_acc_12;
     // group_softmax_stats over 40 programs, through the workspace
      {
@@ -181,17 +181,17 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
     }
     float const v34 = v34_acc_11;
     float const v35 = v35_acc_12;
-#line 75 "cluster_rows_kernel.h"
+#line 76 "cluster_rows_kernel.h"
     int const v36 = 0;
     bool const v37 = (v7 == v36);
     int const v38 = 2;
     int const v39 = (v11 * v38);
     float* const v40 = (v0 + v39);
     if (threadIdx.x == 0 && v37) *v40 = v34;
-#line 76 "cluster_rows_kernel.h"
+#line 77 "cluster_rows_kernel.h"
     int const v41 = 1;
     float* const v42 = (v40 + v41);
     if (threadIdx.x == 0 && v37) *v42 = v35;
-#line 69 "cluster_rows_kernel.h"
+#line 70 "cluster_rows_kernel.h"
   }
 }
