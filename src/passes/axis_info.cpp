@@ -154,6 +154,16 @@ class Analyzer {
       case ir::OpKind::group_reduce:
       case ir::OpKind::program_id:
       case ir::OpKind::num_programs: return out;
+      case ir::OpKind::select:
+        // Integer: the result is one of the two values, so what divides both divides it (a slice
+        // end chosen between two aligned ends stays aligned).
+        if (f_.type(res).is_int()) {
+          const Facts &x = of(op.operands[1]), &y = of(op.operands[2]);
+          for (int d = 0; d < std::max(n, 1); ++d)
+            out.divisibility[d] = gcd2(element_divisibility(x, d), element_divisibility(y, d));
+        }
+        elementwise_constancy(op, n, out);
+        return out;
       case ir::OpKind::maximum:
       case ir::OpKind::minimum:
         // Integer: the result is one of the operands, so what divides both divides it
@@ -166,23 +176,19 @@ class Analyzer {
           return out;
         }
         [[fallthrough]];
-      case ir::OpKind::select:
-        // Integer: the result is one of the two values, so what divides both divides it (a slice
-        // end chosen between two aligned ends stays aligned).
-        if (op.kind == ir::OpKind::select && f_.type(res).is_int()) {
-          const Facts &x = of(op.operands[1]), &y = of(op.operands[2]);
-          for (int d = 0; d < std::max(n, 1); ++d)
-            out.divisibility[d] = gcd2(element_divisibility(x, d), element_divisibility(y, d));
-        }
-        [[fallthrough]];
       default:
-        // Elementwise: runs of equal inputs give runs of equal outputs.
-        for (int d = 0; d < n; ++d) {
-          std::int64_t c = kMax;
-          for (ir::ValueId v : op.operands) c = gcd2(c, rank(v) == 0 ? kMax : of(v).constancy[d]);
-          out.constancy[d] = std::min(c, extent(res, d));
-        }
+        elementwise_constancy(op, n, out);
         return out;
+    }
+  }
+
+  // Elementwise: runs of equal inputs give runs of equal outputs.
+  void elementwise_constancy(const ir::Op& op, int n, Facts& out) const {
+    const ir::ValueId res = op.results[0];
+    for (int d = 0; d < n; ++d) {
+      std::int64_t c = kMax;
+      for (ir::ValueId v : op.operands) c = gcd2(c, rank(v) == 0 ? kMax : of(v).constancy[d]);
+      out.constancy[d] = std::min(c, extent(res, d));
     }
   }
 

@@ -84,9 +84,13 @@ TEST_CASE("do_not_specialize keeps a parameter's facts out of the key and the co
 namespace {
 
 // Each program copies columns [begin, min(begin + chunk, n)) in BLOCK steps: split_row's shape.
-void chunk_copy_kernel(tl::Ptr out, tl::Ptr in, tl::Int n, tl::Int chunk, tl::Constexpr BLOCK) {
+// EMPTY_PAST_N: the end is chosen by a select, begin itself for programs past n (an empty range,
+// as the overlapped group walk gives sets past the last row).
+void chunk_copy_kernel(tl::Ptr out, tl::Ptr in, tl::Int n, tl::Int chunk, tl::Constexpr BLOCK,
+                       tl::Constexpr EMPTY_PAST_N) {
   auto begin = tl::program_id(0) * chunk;
   auto end = tl::minimum(begin + chunk, n);
+  if (EMPTY_PAST_N) end = tl::where(begin < n, end, begin);
   tl::for_range(begin, end, BLOCK, [&](tl::Int start) {
     auto cols = start + tl::arange(0, BLOCK);
     auto mask = cols < end;
@@ -97,21 +101,27 @@ void chunk_copy_kernel(tl::Ptr out, tl::Ptr in, tl::Int n, tl::Int chunk, tl::Co
 }  // namespace
 
 TEST_CASE("a chunk end min(begin + chunk, n) keeps 16-byte accesses when chunk and n are multiples of 16") {
-  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Constexpr> k("chunk_copy", chunk_copy_kernel,
-                                                                           {"out", "in", "n", "chunk", "BLOCK"});
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr> k(
+      "chunk_copy", chunk_copy_kernel, {"out", "in", "n", "chunk", "BLOCK", "EMPTY_PAST_N"});
   CompileOptions o;
   o.num_warps = 4;
   o.arch = "sm_90";
   o.backend = Backend::cuda;
-  AccessCounts aligned = count_accesses(
-      k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4096, 1024, 512}, o).stage("ptx"));
-  CHECK(aligned.vector_loads > 0);
-  CHECK(aligned.scalar_loads == 0);
-  CHECK(aligned.vector_stores > 0);
-  CHECK(aligned.scalar_stores == 0);
-  // An odd n: the last chunk ends inside a group of four, so no 16-byte access is provable.
-  AccessCounts odd = count_accesses(
-      k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4095, 1024, 512}, o).stage("ptx"));
-  CHECK(odd.vector_loads == 0);
-  CHECK(odd.scalar_loads > 0);
+  // Without and with the end chosen by a select: a select of two aligned ends stays aligned.
+  for (std::int64_t select : {0, 1}) {
+    CAPTURE(select);
+    AccessCounts aligned = count_accesses(
+        k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4096, 1024, 512, select}, o)
+            .stage("ptx"));
+    CHECK(aligned.vector_loads > 0);
+    CHECK(aligned.scalar_loads == 0);
+    CHECK(aligned.vector_stores > 0);
+    CHECK(aligned.scalar_stores == 0);
+    // An odd n: the last chunk ends inside a group of four, so no 16-byte access is provable.
+    AccessCounts odd = count_accesses(
+        k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4095, 1024, 512, select}, o)
+            .stage("ptx"));
+    CHECK(odd.vector_loads == 0);
+    CHECK(odd.scalar_loads > 0);
+  }
 }
