@@ -176,9 +176,7 @@ class Analyzer {
           return out;
         }
         [[fallthrough]];
-      default:
-        elementwise_constancy(op, n, out);
-        return out;
+      default: elementwise_constancy(op, n, out); return out;
     }
   }
 
