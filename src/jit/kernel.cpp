@@ -133,13 +133,15 @@ struct KernelBase::Impl {
   std::pair<FastEntry*, bool> index(std::uint64_t h, const jit::ArgFacts* facts, std::size_t n,
                                     const CompileOptions& options, Backend backend, GpuCodegen codegen,
                                     const std::string& arch, const CompiledKernel* k);
+  /// How far obtain may go: compile anything; only read the disk cache (nullptr instead of running
+  /// a compiler or waiting for another thread's, when neither cache has the kernel); or, for the
+  /// ptx generator, nullptr where it cannot express the kernel (rather than handing it to NVRTC).
+  enum class Reach { compile, disk_cache_only, ptx_generator_only };
   /// The kernel of one specialization and generator (ptx or cuda; automatic on the CPU): from the
-  /// memory cache, from another thread compiling it, or compiled here. With `disk_only`, returns
-  /// nullptr instead of running a compiler (or waiting for another thread's) when neither cache has it;
-  /// with `ptx_generator_only` (codegen ptx), nullptr where the PTX generator cannot express the kernel.
+  /// memory cache, from another thread compiling it, or compiled here (within `reach`).
   const CompiledKernel* obtain(const std::vector<jit::BoundParam>& params, const CompileOptions& options,
-                               const std::string& arch, Backend backend, GpuCodegen codegen, bool disk_only = false,
-                               bool ptx_generator_only = false);
+                               const std::string& arch, Backend backend, GpuCodegen codegen,
+                               Reach reach = Reach::compile);
   /// GpuCodegen::tiered: NVRTC's kernel when a cache has it, else the PTX generator's at once
   /// while NVRTC builds its own in the background, which then replaces it in `entry`.
   const CompiledKernel* tiered(const std::vector<jit::BoundParam>& params, const CompileOptions& options,
@@ -234,7 +236,8 @@ std::pair<KernelBase::Impl::FastEntry*, bool> KernelBase::Impl::index(std::uint6
 
 const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam>& params,
                                                const CompileOptions& options, const std::string& arch, Backend backend,
-                                               GpuCodegen codegen, bool disk_only, bool ptx_generator_only) {
+                                               GpuCodegen codegen, Reach reach) {
+  const bool disk_only = reach == Reach::disk_cache_only;
   std::string key =
       jit::specialization_key(signature, params, options.num_warps, options.num_stages, arch, backend, codegen);
   std::unique_lock lock(mutex);
@@ -262,7 +265,7 @@ const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam
                             codegen,
                             std::move(previous),
                             disk_only,
-                            ptx_generator_only};
+                            reach == Reach::ptx_generator_only};
     built = jit::compile_specialization(req);
   } catch (...) {
     lock.lock();
@@ -273,7 +276,7 @@ const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam
   lock.lock();
   in_flight.erase(key);
   compiled.notify_all();
-  if (!built) return nullptr;  // disk_only without a disk entry, or ptx_generator_only and it cannot
+  if (!built) return nullptr;  // not within reach
   ++compiles;
   last_reason = built->metadata.compile_reason;
   auto& slot = cache[key];
@@ -285,14 +288,16 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
                                                const CompileOptions& options, const std::string& arch,
                                                FastEntry*& entry, std::uint64_t h, const jit::ArgFacts* facts,
                                                std::size_t n) {
-  const CompiledKernel* best = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, true);
+  const CompiledKernel* best = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, Reach::disk_cache_only);
   // NVRTC's kernel wins unless it spills where the PTX generator's does not (as ptxas' two paths
   // do, runtime/ptx_assembler.cpp): spills cost more than the generators' other differences.
   if (best && best->metadata().spill_store_bytes > 0) {
-    const CompiledKernel* ptx = obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, false, true);
+    const CompiledKernel* ptx =
+        obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, Reach::ptx_generator_only);
     if (ptx && ptx->metadata().spill_store_bytes < best->metadata().spill_store_bytes) best = ptx;
   }
-  const CompiledKernel* now = best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, false, true);
+  const CompiledKernel* now =
+      best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, Reach::ptx_generator_only);
   // The PTX generator cannot express the kernel: NVRTC's, under its own key, so the kernel that runs
   // has one name (and one override file) whatever the caches held.
   if (!now) best = now = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda);
