@@ -242,8 +242,8 @@ class CompiledKernel {
 /// Groups of G programs (tl::group_*) count the same way: G × min(resident / G, work_items).
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items);
 
-/// Bytes of one group's part of a tl::group_* workspace: four barriers (a counter and a
-/// generation each, on lines of their own) and four sets of `group_size` 8-byte slots, rounded up
+/// Bytes of one group's part of a tl::group_* workspace: four barriers (one 32-bit word
+/// each, on lines of their own) and four sets of `group_size` 8-byte slots, rounded up
 /// to 128 bytes (exchange n uses barrier and set n mod 4).
 constexpr std::uint64_t group_workspace_stride(std::int64_t group_size) {
   return 512 + (4 * 8 * static_cast<std::uint64_t>(group_size) + 127) / 128 * 128;

@@ -231,7 +231,7 @@ Tensor cluster_sum(const Operand& x, std::int64_t cluster_size);
 // As the cluster reductions, over groups of `group_size` consecutive program ids along axis 0
 // (grid axis 0 a multiple of it), but any size up to 4096 and on any GPU: each program's value
 // goes through `workspace`, a pointer parameter to tilejit::group_workspace_bytes(grid.x,
-// group_size) bytes of global memory, zeroed before its first use. Its barriers are back at zero
+// group_size) bytes of global memory, zeroed before its first use. Its barriers are back at rest
 // when a launch ends, so later launches with the same group size reuse it as it is (zero it again
 // before one with another size); launches that share one must not overlap (use one stream). The exchange waits for
 // every program of the group, so the launch runs cooperatively: all its programs must be resident at once (the launch

@@ -20,7 +20,7 @@ namespace {
 
 // What a workspace holds: split_row's partials (rows x splits x {max, sum} in f32), or the
 // group strategy's barriers and slots (tl::group_*). The barriers must start zeroed, and are back
-// at zero when a launch ends, but only where that launch's group size puts them: a launch with
+// at rest when a launch ends, but only where that launch's group size puts them: a launch with
 // another group size finds its counters where slots were, so the buffer is zeroed again first.
 enum class WorkspaceUse { split_partials, group_barriers };
 

@@ -318,17 +318,17 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   const std::string& cuda = c.stage("cuda");
   CHECK(cuda.find("__cluster_dims__") == std::string::npos);
   // Four reductions per row (max, sum, min, count), each one barrier call.
-  CHECK(count_of(cuda, "tj_group_wait(tj_barrier, tj_group_arrive(tj_barrier, 40u));") == 4);
+  CHECK(count_of(cuda, "tj_group_wait(tj_barrier, tj_group_arrive(tj_barrier, 40u, tj_group_rank));") == 4);
   CHECK(count_of(cuda, std::to_string(group_workspace_stride(40)) + "ull") == 4);
   // NVRTC took it: the barrier's release / acquire accesses are in its PTX, and nothing spills.
   const std::string& ptx = c.stage("ptx");
-  CHECK(ptx.find("atom.acq_rel.gpu.global.add.u32") != std::string::npos);
+  CHECK(ptx.find("atom.release.gpu.global.add.u32") != std::string::npos);
   CHECK(ptx.find("ld.acquire.gpu.global.u32") != std::string::npos);
   CHECK(ptx.find("membar") == std::string::npos);
   CHECK(c.metadata().spill_store_bytes == 0);
 
   // Split exchanges (tl::group_softmax_stats_start / _finish): one arrival, one wait, each on the
-  // ticket's barrier; the wait reads the generation thread 0 saw when it arrived.
+  // ticket's barrier; the wait compares with the word thread 0 saw when it arrived.
   const std::vector<Arg> stats_args = tilejit_test::group_stats_compile_args(7, 4000, 128, 40);
   const CompiledKernel& s = tilejit_test::group_stats_split().compile(
       stats_args, {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
@@ -337,15 +337,33 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   CHECK(count_of(s.stage("ir"), "group=40, start : i32") == 2);
   CHECK(count_of(s.stage("ir"), "group=40, finish : f32") == 2);
   const std::string& split = s.stage("cuda");
-  CHECK(count_of(split, "= tj_group_arrive(tj_barrier, 40u);") == 2);  // before the loop and in it
+  CHECK(count_of(split, "= tj_group_arrive(tj_barrier, 40u, tj_group_rank);") == 2);  // before the loop and in it
   CHECK(count_of(split, "if (threadIdx.x == 0) tj_group_wait(tj_barrier, tj_group_seen[") == 2);
   CHECK(count_of(split, "tj_group_turn += 1;") == 2);
   // A group of one still exchanges through the workspace when split (NVRTC compiles it).
   const CompiledKernel& split_of_one =
       tilejit_test::group_stats_split().compile(tilejit_test::group_stats_compile_args(7, 4000, 128, 1),
                                                 {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
-  CHECK(count_of(split_of_one.stage("cuda"), "= tj_group_arrive(tj_barrier, 1u);") == 2);
-  CHECK(split_of_one.stage("ptx").find("atom.acq_rel.gpu.global.add.u32") != std::string::npos);
+  CHECK(count_of(split_of_one.stage("cuda"), "= tj_group_arrive(tj_barrier, 1u, tj_group_rank);") == 2);
+  CHECK(split_of_one.stage("ptx").find("atom.release.gpu.global.add.u32") != std::string::npos);
+
+  // Warp 0 loads its lanes' slots unrolled, all in flight before the first use: two (max, sum)
+  // pairs a lane for 40 programs, one 8-byte load each, no loop around them.
+  const std::string& s_ptx = s.stage("ptx");
+  CHECK(count_of(s_ptx, "ld.relaxed.gpu.global.v2.f32") == 4);  // two finishes, two loads each
+  // Groups past 16 slots a lane load in chunks of 16, twice (max, then sum): NVRTC takes them,
+  // without spilling, for the stats and for the one-value reductions.
+  const CompiledKernel& big =
+      tilejit_test::group_stats().compile(tilejit_test::group_stats_compile_args(7, 4000, 128, 600),
+                                          {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
+  CHECK(count_of(big.stage("cuda"), "for (int tj_c = 0; tj_c < 19; tj_c += 16)") == 2);
+  CHECK(big.metadata().spill_store_bytes == 0);
+  std::vector<Arg> big_args = args;
+  big_args[8] = std::int64_t{600};
+  const CompiledKernel& big_rows = tilejit_test::group_rows().compile(
+      big_args, {.num_warps = 4, .num_stages = 1, .arch = "sm_80", .codegen = GpuCodegen::cuda});
+  CHECK(count_of(big_rows.stage("cuda"), "for (int tj_c = 0; tj_c < 19; tj_c += 16)") == 4);
+  CHECK(big_rows.metadata().spill_store_bytes == 0);
 
   // The PTX generator leaves group reductions to NVRTC.
   const CompiledKernel& p = tilejit_test::group_rows().compile(

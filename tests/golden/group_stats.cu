@@ -1,25 +1,27 @@
 
-// One of a group's barriers (tl::group_*), run by one thread per block. Arriving returns the
-// generation before this block arrived; the last arrival resets the counter, then advances it.
-__device__ __forceinline__ unsigned tj_group_arrive(unsigned char* barrier, unsigned size) {
-  unsigned* count = reinterpret_cast<unsigned*>(barrier);
-  unsigned* generation = reinterpret_cast<unsigned*>(barrier + 64);
-  unsigned seen, arrived;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(generation) : "memory");
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(arrived) : "l"(count) : "memory");
-  if (arrived == size - 1u) {
-    asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" ::"l"(count) : "memory");
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(generation) : "memory");
-  }
-  return seen;
+// One of a group's barriers (tl::group_*), run by one thread per block: returns the barrier word
+// before this block's arrival (see codegen/cuda/group.cpp for why the top bit flips once a round).
+__device__ __forceinline__ unsigned tj_group_arrive(unsigned char* barrier, unsigned size, unsigned rank) {
+  const unsigned add = rank == 0u ? 0x80000000u - (size - 1u) : 1u;
+  unsigned before;
+  asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;" : "=r"(before) : "l"(barrier), "r"(add) : "memory");
+  return before;
 }
-// Waits until the generation has moved past `seen`: the whole group has arrived.
-__device__ __forceinline__ void tj_group_wait(unsigned char* barrier, unsigned seen) {
-  unsigned* generation = reinterpret_cast<unsigned*>(barrier + 64);
+// Waits until the top bit differs from `before`: the whole group has arrived.
+__device__ __forceinline__ void tj_group_wait(unsigned char* barrier, unsigned before) {
   unsigned now;
   do {
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(generation) : "memory");
-  } while (now == seen);
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(barrier) : "memory");
+  } while (((now ^ before) & 0x80000000u) == 0u);
+}
+// A (max, sum) slot, written by one program and read by the others.
+__device__ __forceinline__ void tj_group_put2(float* slot, float a, float b) {
+  asm volatile("st.relaxed.gpu.global.v2.f32 [%0], {%1, %2};" ::"l"(slot), "f"(a), "f"(b) : "memory");
+}
+__device__ __forceinline__ float2 tj_group_get2(const float* slot) {
+  float2 v;
+  asm volatile("ld.relaxed.gpu.global.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(slot) : "memory");
+  return v;
 }
 
 // kernel group_stats: 4 warps
@@ -29,7 +31,7 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
   __shared__ __align__(8) unsigned char tj_group_result[8];  // the exchange's result, for every warp
-  __shared__ unsigned tj_group_seen[4];  // thread 0: each barrier's generation when this block last arrived
+  __shared__ unsigned tj_group_seen[4];  // thread 0: each barrier's word before this block last arrived
   unsigned tj_group_turn = 0;  // exchanges started: the next one uses set tj_group_turn % 4
   const unsigned tj_group_rank = blockIdx.x % 40u;
   constexpr int tj_reduction_buffer_bytes = 16;
@@ -156,24 +158,34 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
      {
       unsigned char* tj_group = (unsigned char*)(v2) + (unsigned long long)(blockIdx.x / 40u) * 1792ull;
       unsigned char* tj_barrier = tj_group + (tj_group_turn & 3u) * 128;
-      volatile float* tj_slots = reinterpret_cast<volatile float*>(tj_group + 512 + (tj_group_turn & 3u) * 320);
+      float* tj_slots = reinterpret_cast<float*>(tj_group + 512 + (tj_group_turn & 3u) * 320);
       __syncthreads();  // this block is done with the last result
       if (threadIdx.x == 0) {
-        tj_slots[2 * tj_group_rank] = v26;
-        tj_slots[2 * tj_group_rank + 1] = v33;
-        tj_group_wait(tj_barrier, tj_group_arrive(tj_barrier, 40u));
+        tj_group_put2(tj_slots + 2 * tj_group_rank, v26, v33);
+        tj_group_wait(tj_barrier, tj_group_arrive(tj_barrier, 40u, tj_group_rank));
       }
       tj_group_turn += 1;
       if (threadIdx.x < 32) {
         __syncwarp();  // lane 0 is through the barrier: the slots are all written
-        float tj_max_part = __int_as_float(0xff800000), tj_sum_part = 0;
-        for (int tj_r = threadIdx.x; tj_r < 40; tj_r += 32) tj_max_part = tj_max(tj_max_part, tj_slots[2 * tj_r]);
-        #pragma unroll
-        for (int tj_d = 16; tj_d > 0; tj_d >>= 1) tj_max_part = tj_max(tj_max_part, __shfl_xor_sync(0xffffffffu, tj_max_part, tj_d));
-        for (int tj_r = threadIdx.x; tj_r < 40; tj_r += 32) tj_sum_part += tj_slots[2 * tj_r + 1] * expf(tj_slots[2 * tj_r] - tj_max_part);
-        #pragma unroll
-        for (int tj_d = 16; tj_d > 0; tj_d >>= 1) tj_sum_part += __shfl_xor_sync(0xffffffffu, tj_sum_part, tj_d);
-        if (threadIdx.x == 0) reinterpret_cast<float2*>(tj_group_result)[0] = make_float2(tj_max_part, tj_sum_part);
+         {
+          float2 tj_v[2];
+          #pragma unroll
+          for (int tj_k = 0; tj_k < 2; ++tj_k) {
+            const int tj_r = threadIdx.x + 32 * (0 + tj_k);
+            tj_v[tj_k] = tj_r < 40 ? tj_group_get2(tj_slots + 2 * tj_r) : make_float2(__int_as_float(0xff800000), 0.0f);
+          }
+          float tj_max_part = __int_as_float(0xff800000), tj_sum_part = 0;
+          #pragma unroll
+          for (int tj_k = 0; tj_k < 2; ++tj_k) tj_max_part = tj_max(tj_max_part, tj_v[tj_k].x);
+          #pragma unroll
+          for (int tj_d = 16; tj_d > 0; tj_d >>= 1) tj_max_part = tj_max(tj_max_part, __shfl_xor_sync(0xffffffffu, tj_max_part, tj_d));
+          #pragma unroll
+          for (int tj_k = 0; tj_k < 2; ++tj_k)
+            if (threadIdx.x + 32 * (0 + tj_k) < 40) tj_sum_part += tj_v[tj_k].y * expf(tj_v[tj_k].x - tj_max_part);
+          #pragma unroll
+          for (int tj_d = 16; tj_d > 0; tj_d >>= 1) tj_sum_part += __shfl_xor_sync(0xffffffffu, tj_sum_part, tj_d);
+          if (threadIdx.x == 0) reinterpret_cast<float2*>(tj_group_result)[0] = make_float2(tj_max_part, tj_sum_part);
+        }
       }
       __syncthreads();
       v34_acc_11 = reinterpret_cast<const float2*>(tj_group_result)[0].x;

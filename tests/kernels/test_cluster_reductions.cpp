@@ -140,11 +140,12 @@ TEST_CASE("group reductions combine one value per program across each group, and
         finish();
         check_rows(x, rows, cols, out, stats, counts);
       }
-      // Every group's four counters (bytes 0, 128, 256 and 384 of its part) are back to zero.
+      // Every group's four barrier words (bytes 0, 128, 256 and 384 of its part) are back at rest:
+      // the low 31 bits zero (the top bit flips once a round).
       auto ws = workspace.download<std::int32_t>();
       for (std::uint64_t g = 0; g < programs / static_cast<std::uint64_t>(group); ++g)
         for (std::uint64_t barrier = 0; barrier < 4; ++barrier)
-          CHECK(ws[(g * group_workspace_stride(group) + barrier * 128) / 4] == 0);
+          CHECK((ws[(g * group_workspace_stride(group) + barrier * 128) / 4] & 0x7fffffff) == 0);
     }
   }
 }
@@ -182,10 +183,13 @@ TEST_CASE("softmax stats across clusters and groups: the row's max and sum of ex
   if (!clusters) MESSAGE("cluster cases skipped: thread-block clusters need sm_90");
   const std::int64_t block = 64, rows = 6;
   enum class Exchange { cluster, group, group_split };
-  for (std::int64_t size : {1, 2, 3, 16, 40}) {
+  // 600: warp 0 combines the slots in chunks (codegen/cuda/group.cpp); the CPU backend has no
+  // such path and would run 1200 threads, so that size runs on the GPU only.
+  for (std::int64_t size : {1, 2, 3, 16, 40, 600}) {
     for (Exchange how : {Exchange::cluster, Exchange::group, Exchange::group_split}) {
       const bool group = how != Exchange::cluster;
       if ((!group && (size > 16 || !clusters))) continue;
+      if (size == 600 && backend() != Backend::cuda) continue;
       CAPTURE(size);
       CAPTURE(static_cast<int>(how));
       const std::int64_t cols = size * block - 45;  // the last program's part: a tail, or all padding
@@ -224,7 +228,7 @@ TEST_CASE("softmax stats across clusters and groups: the row's max and sum of ex
   }
 }
 
-TEST_CASE("split group exchanges: sets with 2, 1 and no rows, two launches, every barrier back at zero") {
+TEST_CASE("split group exchanges: sets with 2, 1 and no rows, two launches, every barrier back at rest") {
   const std::int64_t block = 64, size = 3, rows = 5, cols = size * block - 7;
   auto x = random_floats(static_cast<std::size_t>(rows * cols), -20.0f, 20.0f, 11);
   Buffer in = buffer(DType::f32, x.size()), stats = buffer(DType::f32, 2 * rows);
@@ -246,10 +250,10 @@ TEST_CASE("split group exchanges: sets with 2, 1 and no rows, two launches, ever
         CHECK(std::abs(s[static_cast<std::size_t>(2 * r + 1)] - sum) / sum < 1e-5);
       }
     }
-    // The four counters of every group (bytes 0, 128, 256, 384 of its part) are zero again.
+    // The four barrier words of every group (bytes 0, 128, 256, 384 of its part) are at rest again.
     auto ws = workspace.download<std::int32_t>();
     for (std::uint64_t g = 0; g < sets; ++g)
       for (std::uint64_t barrier = 0; barrier < 4; ++barrier)
-        CHECK(ws[(g * group_workspace_stride(size) + barrier * 128) / 4] == 0);
+        CHECK((ws[(g * group_workspace_stride(size) + barrier * 128) / 4] & 0x7fffffff) == 0);
   }
 }
