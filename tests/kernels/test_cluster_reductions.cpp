@@ -203,7 +203,8 @@ TEST_CASE("softmax stats across clusters and groups: the row's max and sum of ex
       Buffer in = buffer(DType::f32, x.size()), stats = buffer(DType::f32, 2 * rows);
       in.upload(x);
       stats.fill_bytes(0xff);
-      const auto programs = static_cast<std::uint64_t>(size * 2);  // two sets: 3 and 3 rows
+      // Two sets (3 and 3 rows), but one of 600: two would not all be resident on every GPU.
+      const auto programs = static_cast<std::uint64_t>(size * (size == 600 ? 1 : 2));
       Buffer workspace = buffer(DType::i32, group_workspace_bytes(programs, size) / 4);
       workspace.fill_bytes(0);
       if (how == Exchange::group)
