@@ -139,22 +139,21 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
-// row, else walks slices of whole steps twice; walking with 2 stages or more, each row's exchange
-// runs while the next row is read, and the loops get one stage fewer.
+// row, else walks slices of whole steps twice. With 2 stages or more, each row's exchange runs
+// while the next row is read, and the loops get one stage fewer.
 void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads,
                    std::vector<const CompiledKernel*>* compile_only) {
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
   const bool in_registers = c.block * c.splits >= p.cols;
-  const std::int64_t overlap = !in_registers && c.num_stages >= 2 ? 1 : 0;
+  const std::int64_t overlap = c.num_stages >= 2 ? 1 : 0;
   CompileOptions options = compile_options(c, backend);
   options.num_stages -= static_cast<int>(overlap);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
   auto args_with = [&](Pointer ws) {
-    // Groups always exchange once: a barrier through global memory costs microseconds.
-    return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride, p.rows, p.cols,
-                                           c.block, c.splits, log, wide,        c.num_stages, 1}
+    return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
+                                           c.block, c.splits, log, wide,        options.num_stages, overlap}
                         : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
                                            slice, c.block, c.splits, log,         wide,         overlap};
   };

@@ -243,6 +243,19 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
            .out_type = DType::bf16,
            .log = rows == 5,
            .config = overlapped});
+    // The same in registers (512 x 3 columns cover the row): the exponentials of one row are kept
+    // while the next row's loads are in flight. 1001 columns leave the third program all padding.
+    SoftmaxConfig in_registers = forced(SoftmaxStrategy::group, 512, 1, 3);
+    in_registers.num_stages = 2;
+    check({.rows = rows, .cols = 1001, .config = in_registers});
+    check({.rows = rows,
+           .cols = 1536,
+           .in_stride = 1539,
+           .out_stride = 1537,
+           .in_type = DType::bf16,
+           .out_type = DType::bf16,
+           .log = rows == 13,
+           .config = in_registers});
   }
   ops::SoftmaxOptions o;
   o.config = forced(SoftmaxStrategy::group, 64, 1, 5000);

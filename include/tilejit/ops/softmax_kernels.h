@@ -221,6 +221,57 @@ void row_slices_in_registers(const tl::Ptr& out, const tl::Ptr& in, const tl::In
   });
 }
 
+/// As row_slices_in_registers over a group, one exchange per row, with each row's exchange in
+/// flight while the program reads its slice of the set's next row: a step issues row r's loads,
+/// finishes the previous row's exchange (its group arrived while those loads were in flight) and
+/// writes that row from registers, then starts row r's exchange. Each program holds two rows'
+/// slices (the exponentials of one, the loads of the next) and reads the input once.
+inline void row_slices_in_registers_overlapped(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride,
+                                               const tl::Int& out_stride, const tl::Int& n_rows, const tl::Int& n_cols,
+                                               std::int64_t block, std::int64_t log, std::int64_t wide,
+                                               const GroupExchange& set) {
+  auto rank = tl::program_id(0) % set.size;
+  auto sets = tl::num_programs(0) / set.size;
+  auto first = tl::program_id(0) / set.size;
+  auto cols = rank * block + tl::arange(0, block);
+  auto load_slice = [&](const tl::Tensor& row, const tl::Tensor& mask) {
+    return tl::load(in + row_offset(row, in_stride, wide) + cols, mask, -tl::inf).to(DType::f32);
+  };
+  // A started row: its exchange, and what it keeps until that finishes — its loads (log), or its
+  // exponentials against the slice's own max and that shift.
+  struct Started {
+    tl::GroupTicket ticket;
+    tl::Tensor kept, shift;
+  };
+  auto start_row = [&](const tl::Tensor& x) {
+    auto part_max = tl::max(x, 0);
+    // A part that is all -inf (padding past the row's end) is shifted by 0: exp(-inf - -inf) is NaN.
+    auto shift = tl::where(part_max == -tl::inf, 0.0f, part_max);
+    auto e = tl::exp_fast(x - shift);
+    return Started{tl::group_softmax_stats_start(part_max, tl::sum(e, 0), set.size, set.workspace), log ? x : e, shift};
+  };
+  auto finish_row = [&](const tl::Tensor& row, const tl::Tensor& mask, const Started& s) {
+    auto [row_max, row_sum] = tl::group_softmax_stats_finish(s.ticket, set.size, set.workspace);
+    auto result = log ? s.kept - row_max - tl::log(row_sum) : s.kept * (tl::exp(s.shift - row_max) / row_sum);
+    tl::store(out + row_offset(row, out_stride, wide) + cols, result, mask);
+  };
+  // A set past the last row still meets its group once, with every lane masked off.
+  auto first_mask = cols < tl::where(first < n_rows, n_cols, 0);
+  Started pending = start_row(load_slice(first, first_mask));
+  tl::Tensor pending_row = first;  // the row whose exchange is in flight
+  tl::for_range(first + sets, n_rows, sets, [&](tl::Int row) {
+    auto mask = cols < n_cols;
+    auto x = load_slice(row, mask);  // issued before the wait below, so in flight through it
+    finish_row(pending_row, mask, pending);
+    Started next = start_row(x);
+    pending.ticket = next.ticket;
+    pending.kept = next.kept;
+    pending.shift = next.shift;
+    pending_row = row;
+  });
+  finish_row(pending_row, first_mask, pending);
+}
+
 /// Rows too wide for a set's registers: program `rank` walks its slice [rank * slice, (rank + 1)
 /// * slice) BLOCK at a time for the slice's online max and sum, the set combines them in one
 /// exchange, and a second pass over the slice normalizes. With one set per row only (sets in flight) rows are
@@ -301,13 +352,19 @@ inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in
 }
 
 /// As softmax_cluster_op, over GROUP programs of any number (up to 4096) and on any GPU: they
-/// exchange through `workspace` in global memory (tl::group_*; a cooperative, persistent launch).
+/// exchange through `workspace` in global memory (tl::group_*; a cooperative, persistent launch),
+/// once per row (a barrier through global memory costs microseconds). OVERLAP: each row's
+/// exchange runs while the next row is read (detail::row_slices_in_registers_overlapped).
 inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride, tl::Int out_stride,
                                     tl::Int n_rows, tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr GROUP,
                                     tl::Constexpr LOG, tl::Constexpr WIDE, tl::Constexpr NUM_STAGES,
-                                    tl::Constexpr ONE_EXCHANGE) {
-  detail::row_slices_in_registers(out, in, in_stride, out_stride, n_rows, n_cols, BLOCK, LOG, WIDE, NUM_STAGES,
-                                  ONE_EXCHANGE, detail::GroupExchange{GROUP, workspace});
+                                    tl::Constexpr OVERLAP) {
+  const detail::GroupExchange group{GROUP, workspace};
+  if (OVERLAP)
+    detail::row_slices_in_registers_overlapped(out, in, in_stride, out_stride, n_rows, n_cols, BLOCK, LOG, WIDE, group);
+  else
+    detail::row_slices_in_registers(out, in, in_stride, out_stride, n_rows, n_cols, BLOCK, LOG, WIDE, NUM_STAGES, 1,
+                                    group);
 }
 
 /// As softmax_cluster_online_op, over a group (see softmax_group_op_kernel). OVERLAP: each row's
