@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine: ncu sections (speed of light, occupancy, launch, scheduler, warp state), DRAM
-# bytes read and written and the L2 hit rate, and static SASS opcode counts of the softmax op's kernels, one shape per line of PROBES_FILE
+# bytes read and written, the L2 hit rate, the stall reasons above 0.5 warps per issued instruction, and static SASS opcode counts of the softmax op's kernels, one shape per line of PROBES_FILE
 # (tilejit-softmax arguments). NVRTC's kernels (TILEJIT_CODEGEN=cuda). Results under $OUT.
 #
 #   OUT=out PROBES_FILE=shapes.txt bash scripts/ncu-softmax.sh
@@ -32,7 +32,10 @@ while read -r args; do
   timeout 120 ncu --clock-control none -k regex:softmax_ --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section SchedulerStats --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct \
+    --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
     ./build-gpu/examples/tilejit-softmax $args --reps 5 >"$OUT/ncu_$i.txt" 2>&1
   grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|No Eligible|One or More|Warp Cycles Per Issued|dram__bytes|lts__t_sector_hit" \
     "$OUT/ncu_$i.txt" | tee -a "$OUT/diag.txt"
+  # Stall reasons worth reading (the ratio: warps stalled for it per issued instruction).
+  grep -E "issue_stalled_.*ratio" "$OUT/ncu_$i.txt" | awk '$NF + 0 >= 0.5' | tee -a "$OUT/diag.txt"
 done <"${PROBES_FILE:?a file of tilejit-softmax argument lists}"
