@@ -28,12 +28,17 @@ while read -r args; do
       sort | uniq -c | sort -rn | head -25 | tr '\n' ' ' | tee -a "$OUT/diag.txt"
     echo | tee -a "$OUT/diag.txt"
   done
-  # shellcheck disable=SC2086
-  timeout 120 ncu --clock-control none -k regex:softmax_ --launch-skip 3 --launch-count 1 \
-    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section SchedulerStats \
-    --metrics "regex:^(dram__bytes_(read|write)\.sum|lts__t_sector_hit_rate\.pct|smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio)$" \
-    ./build-gpu/examples/tilejit-softmax $args --reps 5 >"$OUT/ncu_$i.txt" 2>&1
+  metrics="regex:^(dram__bytes_(read|write)\.sum|lts__t_sector_hit_rate\.pct|smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio)$"
+  for attempt in 1 2; do
+    # shellcheck disable=SC2086
+    timeout 120 ncu --clock-control none -k regex:softmax_ --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+      --section SchedulerStats --metrics "$metrics" \
+      ./build-gpu/examples/tilejit-softmax $args --reps 5 >"$OUT/ncu_$i.txt" 2>&1
+    grep -q "==ERROR==" "$OUT/ncu_$i.txt" || break
+    # An ncu without regular expressions in --metrics: the named metrics only.
+    metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
+  done
   grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|No Eligible|One or More|Warp Cycles Per Issued|dram__bytes|lts__t_sector_hit" \
     "$OUT/ncu_$i.txt" | tee -a "$OUT/diag.txt"
   # Stall reasons worth reading (the ratio: warps stalled for it per issued instruction).
