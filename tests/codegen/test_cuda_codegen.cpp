@@ -260,7 +260,7 @@ TEST_CASE("cross-warp reductions take two scratch buffers in turn: one barrier e
   }
 }
 
-TEST_CASE("cluster reductions: clusters compiled in, one remote store per rank and one cluster barrier each") {
+TEST_CASE("cluster reductions: clusters compiled in, one st.async per rank and an mbarrier wait each, no fence") {
   std::vector<Arg> args{Pointer{0x10000, DType::f32},
                         Pointer{0x20000, DType::f32},
                         Pointer{0x30000, DType::i32},
@@ -274,15 +274,23 @@ TEST_CASE("cluster reductions: clusters compiled in, one remote store per rank a
   CHECK(c.metadata().cluster_size == 4);
   const std::string& cuda = c.stage("cuda");
   CHECK(cuda.find("__cluster_dims__(4, 1, 1)") != std::string::npos);
-  // Four reductions per row (max, sum, min, count) plus the start-up barrier.
-  CHECK(count_of(cuda, "barrier.cluster.arrive.release.aligned") == 4);
+  // Four reductions per row (max, sum, min, count), each a send and a wait on this block's
+  // mbarrier; the one cluster barrier is the start-up one, after the mbarriers are set up.
+  CHECK(count_of(cuda, "barrier.cluster.arrive") == 1);
   CHECK(count_of(cuda, "barrier.cluster.arrive.relaxed.aligned") == 1);
-  CHECK(count_of(cuda, "st.shared::cluster.f32") == 3);
-  CHECK(count_of(cuda, "st.shared::cluster.s32") == 1);
-  // NVRTC took it: the cluster instructions are in its PTX.
+  CHECK(count_of(cuda, "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32") == 3);
+  CHECK(count_of(cuda, "st.async.shared::cluster.mbarrier::complete_tx::bytes.s32") == 1);
+  CHECK(count_of(cuda, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;") == 4);  // 4 blocks x 4 bytes
+  CHECK(count_of(cuda, "mbarrier.try_wait.parity.acquire.cluster") == 4);
+  // NVRTC took it: the cluster instructions are in its PTX, and no fence waits for the block's
+  // stores in flight (the reason for st.async: codegen/cuda/cluster.cpp).
   const std::string& ptx = c.stage("ptx");
   CHECK(ptx.find(".reqnctapercluster 4, 1, 1") != std::string::npos);
   CHECK(ptx.find("mapa.shared::cluster") != std::string::npos);
+  CHECK(ptx.find("st.async") != std::string::npos);
+  CHECK(ptx.find("fence.acq_rel") == std::string::npos);
+  CHECK(ptx.find("membar") == std::string::npos);
+  CHECK(ptx.find("barrier.cluster.arrive.release") == std::string::npos);
   CHECK(c.metadata().spill_store_bytes == 0);
 
   // Clusters of one: no cluster code at all.

@@ -6,9 +6,15 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
   __shared__ __align__(8) unsigned char tj_cluster_slots[64];
+  __shared__ __align__(8) unsigned long long tj_cluster_full[2];  // per set: all slots of a round landed
   unsigned tj_cluster_rank, tj_cluster_turn = 0;
   asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(tj_cluster_rank));
-  // Every block of the cluster has started before any writes into another's shared memory.
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"((unsigned)__cvta_generic_to_shared(&tj_cluster_full[0])) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"((unsigned)__cvta_generic_to_shared(&tj_cluster_full[1])) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  // Every block of the cluster has started, its mbarriers ready, before any sends into it.
   asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
   constexpr int tj_reduction_buffer_bytes = 16;
 #line 68 "cluster_rows_kernel.h"
@@ -133,23 +139,31 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
     // cluster_softmax_stats over 4 blocks
      {
       float2* tj_slots = reinterpret_cast<float2*>(tj_cluster_slots + (tj_cluster_turn & 1) * 32);
+      const unsigned tj_full = (unsigned)__cvta_generic_to_shared(&tj_cluster_full[tj_cluster_turn & 1]);
+      __syncthreads();  // this block is done reading the set's last round (see the top of cluster.cpp)
       if (threadIdx.x == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 32;" :: "r"(tj_full) : "memory");
         const unsigned tj_local = (unsigned)__cvta_generic_to_shared(tj_slots + tj_cluster_rank);
         #pragma unroll
         for (unsigned tj_r = 0; tj_r < 4; ++tj_r) {
-          unsigned tj_remote;
+          unsigned tj_remote, tj_remote_full;
           asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(tj_remote) : "r"(tj_local), "r"(tj_r));
-          asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};" :: "r"(tj_remote), "f"(v25), "f"(v32) : "memory");
+          asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(tj_remote_full) : "r"(tj_full), "r"(tj_r));
+          asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" :: "r"(tj_remote), "f"(v25), "f"(v32), "r"(tj_remote_full) : "memory");
         }
       }
-      asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+      unsigned tj_landed;  // every thread waits for its own block's slots of this round
+      do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }" : "=r"(tj_landed) : "r"(tj_full), "r"((tj_cluster_turn >> 1) & 1) : "memory");
+      }
+      while (!tj_landed);
       v33_acc_11 = tj_slots[0].x;
       #pragma unroll
       for (int tj_r = 1; tj_r < 4; ++tj_r) v33_acc_11 = tj_max(v33_acc_11, tj_slots[tj_r].x);
       v34_acc_12 = tj_slots[0].y * expf(tj_slots[0].x - v33_acc_11);
       #pragma unroll
       for (int tj_r = 1; tj_r < 4; ++tj_r) v34_acc_12 += tj_slots[tj_r].y * expf(tj_slots[tj_r].x - v33_acc_11);
-      tj_cluster_turn ^= 1;
+      tj_cluster_turn += 1;
     }
     float const v33 = v33_acc_11;
     float const v34 = v34_acc_12;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -66,6 +67,8 @@ class Emitter {
   void cluster_reduce_op(const ir::Op& op);
   bool exchange_of_one(const ir::Op& op, int programs);
   void cluster_softmax_stats_op(const ir::Op& op);
+  void cluster_round_send(const std::string& slot_t, int bytes, const std::string& send,
+                          const std::vector<std::pair<std::string, std::string>>& values);
   std::string cluster_prologue() const;
   /// group_reduce (group.cpp): the op, the barrier function it calls (emitted before the
   /// kernel) and its declarations at the top of the kernel. All empty without group reductions.
