@@ -4,9 +4,9 @@
 #pragma once
 
 #include <map>
-#include <utility>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "codegen/cuda/codegen.h"
