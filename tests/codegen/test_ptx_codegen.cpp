@@ -537,19 +537,20 @@ TEST_CASE("PTX path: the op's cluster kernel syncs as NVRTC's does and assembles
   // cluster), and bf16 rows carried as 16-bit halves. Counted in the PTX: barriers in the loop
   // (two reductions) and predicated remote stores; in the cubin, .text bytes against NVRTC's
   // (before: +256, +768 and +768 bytes; now 256 fewer each) and the blocks per SM that the
-  // registers leave room for.
+  // registers leave room for. Since the exchanges became st.async sends, each also has the block
+  // barrier before its send, as in NVRTC's kernel.
   const Pointer f0 = fake(DType::f32, 0), f1 = fake(DType::f32, 1), b0 = fake(DType::bf16, 0),
                 b1 = fake(DType::bf16, 1);
   struct Case {
     std::string what;
-    int warps, stages;
+    int warps, stages, exchanges;
     std::vector<Arg> args;
   };
   const Case cases[] = {
-      {"f32 65536, 8192 x 8", 16, 2, {f0, f1, 65536, 65536, 4096, 65536, 8192, 8, 0, 0, 2, 0}},
-      {"bf16 65536, 8192 x 8", 8, 2, {b0, b1, 65536, 65536, 4096, 65536, 8192, 8, 0, 0, 2, 0}},
-      {"bf16 262144, 16384 x 16", 16, 1, {b0, b1, 262144, 262144, 4096, 262144, 16384, 16, 0, 0, 1, 0}},
-      {"f32 262144, 32768 x 8, one exchange", 16, 1, {f0, f1, 262144, 262144, 4096, 262144, 32768, 8, 0, 0, 1, 1}},
+      {"f32 65536, 8192 x 8", 16, 2, 2, {f0, f1, 65536, 65536, 4096, 65536, 8192, 8, 0, 0, 2, 0}},
+      {"bf16 65536, 8192 x 8", 8, 2, 2, {b0, b1, 65536, 65536, 4096, 65536, 8192, 8, 0, 0, 2, 0}},
+      {"bf16 262144, 16384 x 16", 16, 1, 2, {b0, b1, 262144, 262144, 4096, 262144, 16384, 16, 0, 0, 1, 0}},
+      {"f32 262144, 32768 x 8, one exchange", 16, 1, 1, {f0, f1, 262144, 262144, 4096, 262144, 32768, 8, 0, 0, 1, 1}},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
@@ -560,9 +561,9 @@ TEST_CASE("PTX path: the op's cluster kernel syncs as NVRTC's does and assembles
     int barriers = 0, predicated_remote_stores = 0;
     for (const std::string& ins : loop_body(k.stage("ptx"))) {
       barriers += ins.rfind("bar.sync", 0) == 0;
-      predicated_remote_stores += ins[0] == '@' && ins.find("st.shared::cluster") != std::string::npos;
+      predicated_remote_stores += ins[0] == '@' && ins.find("st.async") != std::string::npos;
     }
-    CHECK(barriers == 2);
+    CHECK(barriers == 2 + c.exchanges);
     CHECK(predicated_remote_stores == 0);
     if (rt::ptx_assembler_name() == "nvJitLink") continue;  // relocatable code (see the register tests)
     o.codegen = GpuCodegen::cuda;
@@ -578,7 +579,7 @@ TEST_CASE("PTX path: the op's cluster kernel syncs as NVRTC's does and assembles
   }
 }
 
-TEST_CASE("PTX path: cluster reductions through distributed shared memory, one cluster barrier each") {
+TEST_CASE("PTX path: cluster reductions through distributed shared memory, an mbarrier wait each") {
   std::vector<Arg> args{
       fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::i32, 2), fake(DType::f32, 3), 7, 400, 128, 4};
   const CompiledKernel& k = tilejit_test::cluster_rows().compile(args, ptx_options(4, "sm_90"));
@@ -591,12 +592,16 @@ TEST_CASE("PTX path: cluster reductions through distributed shared memory, one c
     return n;
   };
   CHECK(count(".reqnctapercluster 4, 1, 1") == 1);
-  // Four reductions per row (max, sum, min, count): four remote stores each, one barrier each,
-  // plus the start-up barrier.
-  CHECK(count("mapa.shared::cluster.u32") == 16);
-  CHECK(count("st.shared::cluster.b32") == 16);
-  CHECK(count("barrier.cluster.arrive.release.aligned") == 4);
+  // Four reductions per row (max, sum, min, count): four st.async sends each (two mapa: the slot
+  // and the receiver's mbarrier), one wait on this block's mbarrier each; the one cluster barrier
+  // is the start-up one, and nothing fences.
+  CHECK(count("mapa.shared::cluster.u32") == 32);
+  CHECK(count("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32") == 16);
+  CHECK(count("mbarrier.arrive.expect_tx.shared::cta.b64") == 4);
+  CHECK(count("mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64") == 4);
+  CHECK(count("barrier.cluster.arrive") == 1);
   CHECK(count("barrier.cluster.arrive.relaxed.aligned") == 1);
+  CHECK(count("fence.acq_rel") == 0);
   CHECK(k.metadata().spill_store_bytes == 0);
   // An even number per step: every slot address is a constant (no turn register).
   CHECK(count("xor.b32") == 0);

@@ -1,11 +1,13 @@
 // Reductions across a thread-block cluster (sm_90), as the CUDA C generator does them
-// (codegen/cuda/cluster.cpp): thread 0 stores the block's value into slot <rank> of every
-// block's shared memory (mapa + st.shared::cluster), one cluster barrier (release / acquire)
-// publishes the stores, and every thread combines the slots in rank order. Two slot sets are
-// used in turn (tj_cluster_slots) so no second barrier is needed after the reads. When every
+// (codegen/cuda/cluster.cpp, which says why they are safe): thread 0 sends the block's value into
+// slot <rank> of every block's shared memory with st.async, counted on the receiving block's
+// mbarrier for the slot set (tj_cluster_full), every thread waits on its own block's mbarrier,
+// then combines the slots in rank order. No cluster barrier and no fence, which would wait for the
+// block's stores in flight. Two slot sets are used in turn (tj_cluster_slots); a __syncthreads
+// before each send keeps a set from being written while this block still reads it. When every
 // loop runs an even number of cluster reductions per step, each reduction's set is known while
 // generating (NVVM folds the CUDA C generator's turn variable the same way): the slots are
-// constant addresses, read as vectors.
+// constant addresses, read as vectors. The mbarrier phase to wait for is counted at run time.
 #include <fmt/format.h>
 
 #include "codegen/ptx/emitter.h"
@@ -21,7 +23,8 @@ constexpr int kSlotBytes = 8;  // the widest compute type
 
 std::string Emitter::cluster_declarations() const {
   if (cluster_size_ <= 1) return "";
-  return fmt::format(".shared .align 16 .b8 tj_cluster_slots[{}];\n\n", 2 * cluster_size_ * kSlotBytes);
+  return fmt::format(".shared .align 16 .b8 tj_cluster_slots[{}];\n.shared .align 8 .b64 tj_cluster_full[2];\n\n",
+                     2 * cluster_size_ * kSlotBytes);
 }
 
 // .explicitcluster as NVVM writes for __cluster_dims__: without it ptxas also assembles a path
@@ -50,7 +53,14 @@ void Emitter::cluster_prologue() {
   std::string tid = code_.imm(RegClass::b32, "%tid.x");
   cluster_.writer = code_.reg(RegClass::pred);
   code_.ins(fmt::format("setp.eq.u32 {}, {}, 0", cluster_.writer, tid));
-  // Every block of the cluster has started before any stores into another's shared memory.
+  cluster_.full = code_.reg(RegClass::b32);
+  code_.ins(fmt::format("mov.u32 {}, tj_cluster_full", cluster_.full));
+  cluster_.rounds = code_.reg(RegClass::b32);
+  code_.ins(fmt::format("mov.b32 {}, 0", cluster_.rounds));
+  code_.ins(fmt::format("@{} mbarrier.init.shared::cta.b64 [{}], 1", cluster_.writer, cluster_.full));
+  code_.ins(fmt::format("@{} mbarrier.init.shared::cta.b64 [{}+8], 1", cluster_.writer, cluster_.full));
+  code_.ins(fmt::format("@{} fence.mbarrier_init.release.cluster", cluster_.writer));
+  // Every block of the cluster has started, its mbarriers ready, before any sends into it.
   code_.ins("barrier.cluster.arrive.relaxed.aligned");
   code_.ins("barrier.cluster.wait.aligned");
 }
@@ -101,8 +111,8 @@ std::vector<std::string> Emitter::cluster_exchange(const std::vector<std::string
   const int bytes = width_bytes * static_cast<int>(mine.size());  // one block's entry in a set
   if (bytes > kSlotBytes) throw InternalError("PTX generation: a cluster slot holds 8 bytes");
   const char* width = width_bytes == 8 ? "b64" : "b32";
-  // This reduction's slot set (at set + set_offset) and this block's slot in it.
-  std::string set, slot;
+  // This reduction's slot set (at set + set_offset), this block's slot in it, and the set's mbarrier.
+  std::string set, slot, full;
   int set_offset = 0;
   if (cluster_.static_turn) {
     set_offset = cluster_.emitted++ % 2 * cluster_size_ * kSlotBytes;
@@ -115,6 +125,11 @@ std::vector<std::string> Emitter::cluster_exchange(const std::vector<std::string
       code_.ins(fmt::format("add.u32 {}, {}, {}", moved, r, set_offset));
       return moved;
     });
+    full = hoisted(fmt::format("cluster_full:{}", set_offset), [&] {
+      std::string r = code_.reg(RegClass::b32);
+      code_.ins(fmt::format("add.u32 {}, {}, {}", r, cluster_.full, set_offset == 0 ? 0 : 8));
+      return r;
+    });
   } else {
     std::string parity = code_.reg(RegClass::b32);
     set = code_.reg(RegClass::b32);
@@ -122,7 +137,10 @@ std::vector<std::string> Emitter::cluster_exchange(const std::vector<std::string
     code_.ins(fmt::format("and.b32 {}, {}, 1", parity, cluster_.turn));
     code_.ins(fmt::format("mad.lo.u32 {}, {}, {}, {}", set, parity, cluster_size_ * kSlotBytes, cluster_.slots));
     code_.ins(fmt::format("mad.lo.u32 {}, {}, {}, {}", slot, cluster_.rank, bytes, set));
+    full = code_.reg(RegClass::b32);
+    code_.ins(fmt::format("mad.lo.u32 {}, {}, 8, {}", full, parity, cluster_.full));
   }
+  code_.ins("bar.sync 0");  // this block is done reading the set's last round
   // The writer's stores sit behind a branch of their own. Predicated instead, each one made
   // ptxas build a generic address from the shared window (an S2R and a PRMT per store: 16 S2R
   // per step of the f32 cluster kernel, and 6 more registers). Not free everywhere: in the
@@ -131,17 +149,26 @@ std::vector<std::string> Emitter::cluster_exchange(const std::vector<std::string
   // (NVRTC's kernel: 38), so 3 blocks per SM instead of 4; its .text is 9728 -> 8832 bytes.
   std::string skip = code_.label();
   code_.ins(fmt::format("@!{} bra {}", cluster_.writer, skip));
+  code_.ins(fmt::format("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{}], {}", full, cluster_size_ * bytes));
   const std::string stored =
       mine.size() == 1 ? mine[0] : fmt::format("{{{}}}", fmt::join(mine.begin(), mine.end(), ", "));
   const std::string vec = mine.size() == 1 ? "" : fmt::format(".v{}", mine.size());
   for (int r = 0; r < cluster_size_; ++r) {
-    std::string remote = code_.reg(RegClass::b32);
+    std::string remote = code_.reg(RegClass::b32), remote_full = code_.reg(RegClass::b32);
     code_.ins(fmt::format("mapa.shared::cluster.u32 {}, {}, {}", remote, slot, r));
-    code_.ins(fmt::format("st.shared::cluster{}.{} [{}], {}", vec, width, remote, stored));
+    code_.ins(fmt::format("mapa.shared::cluster.u32 {}, {}, {}", remote_full, full, r));
+    code_.ins(fmt::format("st.async.shared::cluster.mbarrier::complete_tx::bytes{}.{} [{}], {}, [{}]", vec, width,
+                          remote, stored, remote_full));
   }
   code_.place(skip);
-  code_.ins("barrier.cluster.arrive.release.aligned");
-  code_.ins("barrier.cluster.wait.acquire.aligned");
+  // Use n of a set (n = rounds / 2) waits for the phase of parity n & 1.
+  std::string phase = code_.reg(RegClass::b32), landed = code_.reg(RegClass::pred);
+  code_.ins(fmt::format("bfe.u32 {}, {}, 1, 1", phase, cluster_.rounds));
+  std::string wait = code_.label();
+  code_.place(wait);
+  code_.ins(fmt::format("mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 {}, [{}], {}", landed, full, phase));
+  code_.ins(fmt::format("@!{} bra {}", landed, wait));
+  code_.ins(fmt::format("add.u32 {}, {}, 1", cluster_.rounds, cluster_.rounds));
   // The slots, up to 16 bytes per load (a set starts 16-byte aligned when the cluster size is
   // even), in rank order: every block's values, one after another.
   const int words = cluster_size_ * static_cast<int>(mine.size());

@@ -178,6 +178,7 @@ class Emitter {
   int cluster_size_ = 1;            // ir::cluster_size(f_)
   struct {
     std::string rank, turn, slots, writer;  // registers (writer: the predicate tid.x == 0)
+    std::string full, rounds;               // the mbarriers' address; exchanges so far (for each one's phase)
     // Every loop runs an even number of cluster reductions per step: each one's slot set is
     // known here (reductions emitted so far, mod 2), so no turn register.
     bool static_turn = false;
