@@ -229,34 +229,26 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
          .out_offset = 1,
          .log = true,
          .config = forced(SoftmaxStrategy::group, 64, 1, 33)});
-  // Walked with 2 stages: each row's exchange runs while the next row is read. Sets with two
-  // rows, one, or (rows < sets) none; a log_softmax and bf16 with strided rows.
-  for (std::int64_t rows : {1, 5, 13}) {
-    SoftmaxConfig overlapped = forced(SoftmaxStrategy::group, 64, 1, 3);
-    overlapped.num_stages = 2;
-    check({.rows = rows, .cols = 1001, .config = overlapped});
-    check({.rows = rows,
-           .cols = 777,
-           .in_stride = 800,
-           .out_stride = 781,
-           .in_type = DType::bf16,
-           .out_type = DType::bf16,
-           .log = rows == 5,
-           .config = overlapped});
-    // The same in registers (512 x 3 columns cover the row): the exponentials of one row are kept
-    // while the next row's loads are in flight. 1001 columns leave the third program all padding.
-    SoftmaxConfig in_registers = forced(SoftmaxStrategy::group, 512, 1, 3);
-    in_registers.num_stages = 2;
-    check({.rows = rows, .cols = 1001, .config = in_registers});
-    check({.rows = rows,
-           .cols = 1536,
-           .in_stride = 1539,
-           .out_stride = 1537,
-           .in_type = DType::bf16,
-           .out_type = DType::bf16,
-           .log = rows == 13,
-           .config = in_registers});
-  }
+  // With 2 stages, each row's exchange runs while the next row is read: walked (64 x 3 columns
+  // per step), or in registers (512 x 3 cover the row, the third program all padding at 1001 and
+  // 777 columns). Sets with two rows, one, or (rows < sets) none; log_softmax and bf16 with strided
+  // rows.
+  SoftmaxConfig walked = forced(SoftmaxStrategy::group, 64, 1, 3),
+                in_registers = forced(SoftmaxStrategy::group, 512, 1, 3);
+  walked.num_stages = in_registers.num_stages = 2;
+  for (const SoftmaxConfig& overlapped : {walked, in_registers})
+    for (std::int64_t rows : {1, 5, 13}) {
+      CAPTURE(overlapped.block);
+      check({.rows = rows, .cols = 1001, .config = overlapped});
+      check({.rows = rows,
+             .cols = 777,
+             .in_stride = 800,
+             .out_stride = 781,
+             .in_type = DType::bf16,
+             .out_type = DType::bf16,
+             .log = rows != 1,
+             .config = overlapped});
+    }
   ops::SoftmaxOptions o;
   o.config = forced(SoftmaxStrategy::group, 64, 1, 5000);
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
