@@ -294,7 +294,7 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
       for (int w : {8, 16})
         if (b == 16 * 32 * w || b == 32 * 32 * w || (b == 64 * 32 * w && w == 16))
           if (cdiv(cols, b) >= 2 && cdiv(cols, b) <= 2 * parallel)
-            for (int s : {1, 2})  // 2: the next row's loads in flight across the exchanges (<= 32 values a thread)
+            for (int s : {1, 2})  // 2: each row's exchange in flight while the next row is read (<= 32 values a thread)
               if (s == 1 || b <= 32 * 32 * w) add({SoftmaxStrategy::group, b, w, s, 1, cdiv(cols, b), persistent});
     for (std::int64_t group : {std::int64_t{32}, std::int64_t{64}, parallel, 2 * parallel})
       for (std::int64_t b : {4096, 8192})
