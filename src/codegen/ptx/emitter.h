@@ -119,12 +119,13 @@ class Emitter {
   // ---- cluster reductions (cluster.cpp) ----
   void cluster_reduce_op(const ir::Op& op);
   void cluster_softmax_stats_op(const ir::Op& op);
-  /// Thread 0 stores `mine` (compute-type registers of `acc_t`, one block's slot: 8 bytes at
-  /// most) into every block's slot set, one cluster barrier, then every thread loads the set:
-  /// the values of rank 0, then rank 1, ...
+  /// Thread 0 sends `mine` (compute-type registers of `acc_t`, one block's slot: 8 bytes at
+  /// most) into every block's slot set with st.async, every thread waits on its block's mbarrier
+  /// for the set, then loads it: the values of rank 0, then rank 1, ...
   std::vector<std::string> cluster_exchange(const std::vector<std::string>& mine, DType acc_t);
-  /// The slots' module-scope declaration, the entry's cluster shape, and the prologue: rank,
-  /// turn, the writing thread, a first cluster barrier. All empty without cluster reductions.
+  /// The slots' and mbarriers' module-scope declarations, the entry's cluster shape, and the
+  /// prologue: rank, turn, the writing thread, the mbarriers set up, a first cluster barrier. All
+  /// empty without cluster reductions.
   std::string cluster_declarations() const;
   std::string cluster_directive() const;
   void cluster_prologue();
