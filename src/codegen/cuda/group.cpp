@@ -135,6 +135,7 @@ void Emitter::group_combine_stats() {
       body();
       return;
     }
+    line("#pragma unroll 1  // unrolled, NVRTC hoists every chunk's loads: 209 registers for 528 programs");
     open(fmt::format("for (int tj_c = 0; tj_c < {}; tj_c += {})", per_lane, chunk));
     load_chunk("tj_c");
     body();
@@ -241,6 +242,7 @@ void Emitter::group_reduce_op(const ir::Op& op) {
   open("if (threadIdx.x < 32)");
   line("__syncwarp();  // lane 0 is through the barrier: the slots are all written");
   line(fmt::format("{} tj_part = {};", acc_t, none));
+  line("#pragma unroll 1  // one chunk's loads in flight at a time (see group_combine_stats)");
   open(fmt::format("for (int tj_c = 0; tj_c < {}; tj_c += {})", per_lane, chunk));
   line(fmt::format("{} tj_v[{}];", acc_t, chunk));
   line("#pragma unroll");
