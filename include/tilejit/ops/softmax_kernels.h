@@ -263,10 +263,7 @@ inline void row_slices_in_registers_overlapped(const tl::Ptr& out, const tl::Ptr
     auto mask = cols < n_cols;
     auto x = load_slice(row, mask);  // issued before the wait below, so in flight through it
     finish_row(pending_row, mask, pending);
-    Started next = start_row(x);
-    pending.ticket = next.ticket;
-    pending.kept = next.kept;
-    pending.shift = next.shift;
+    pending = start_row(x);  // assigned in the loop: carried to the next step
     pending_row = row;
   });
   finish_row(pending_row, first_mask, pending);
