@@ -121,7 +121,7 @@ class Arg {
 
 /// How a kernel is compiled.
 struct CompileOptions {
-  int num_warps = 4;   ///< 1, 2, 4, 8 or 16 (32 threads each)
+  int num_warps = 4;   ///< 1, 2, 4, 8, 16 or 32 (32 threads each)
   int num_stages = 1;  ///< default pipelining depth recorded in the key
   /// CUDA target such as "sm_90"; empty: TILEJIT_ARCH, else the device's, else sm_90.
   /// Setting it asks for the CUDA backend when `backend` is automatic.

@@ -266,8 +266,8 @@ bool compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::
 }  // namespace
 
 std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& req) {
-  if (req.num_warps < 1 || req.num_warps > 16 || (req.num_warps & (req.num_warps - 1)) != 0)
-    throw Error(fmt::format("num_warps must be 1, 2, 4, 8 or 16, got {}", req.num_warps));
+  if (req.num_warps < 1 || req.num_warps > 32 || (req.num_warps & (req.num_warps - 1)) != 0)
+    throw Error(fmt::format("num_warps must be 1, 2, 4, 8, 16 or 32, got {}", req.num_warps));
   if (req.num_stages < 1 || req.num_stages > 8)
     throw Error(fmt::format("num_stages must be between 1 and 8, got {}", req.num_stages));
   auto k = std::make_unique<CompiledKernel::Impl>();

@@ -138,8 +138,7 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
   auto fail = [&](const std::string& why) {
     throw Error(fmt::format("softmax: configuration '{}' cannot run {} x {}: {}", describe(c), rows, cols, why));
   };
-  if (!(c.num_warps == 1 || c.num_warps == 2 || c.num_warps == 4 || c.num_warps == 8 || c.num_warps == 16))
-    fail("num_warps must be 1, 2, 4, 8 or 16");
+  if (c.num_warps < 1 || c.num_warps > 32 || !pow2(c.num_warps)) fail("num_warps must be 1, 2, 4, 8, 16 or 32");
   if (c.num_stages < 1 || c.num_stages > 8) fail("num_stages must be 1 to 8");
   if (!pow2(c.block) || c.block > (1 << 20)) fail("block must be a power of two up to 2^20");
   switch (c.strategy) {

@@ -210,6 +210,23 @@ TEST_CASE("softmax op: rows over thread-block clusters, across slice and cluster
                        doctest::Contains("the cluster size (splits) must be 2 to 16"), Error);
 }
 
+TEST_CASE("softmax op: programs of 32 warps (1024 threads)") {
+  // A row in registers, short rows in 2-D blocks, and a group holding 4 slices of 32768 columns
+  // (32 a thread, the form a 4M-column row takes over 128 such programs), with a masked tail.
+  auto wide = [](SoftmaxStrategy s, std::int64_t block, std::int64_t rows_per_program, std::int64_t splits) {
+    return SoftmaxConfig{s, block, 32, 1, rows_per_program, splits, ops::SoftmaxGrid::persistent};
+  };
+  check({.rows = 5, .cols = 3001, .config = wide(SoftmaxStrategy::row_in_registers, 4096, 1, 1)});
+  check({.rows = 70, .cols = 100, .config = wide(SoftmaxStrategy::rows_2d, 128, 16, 1)});
+  check({.rows = 3, .cols = 4 * 32768 - 5, .config = wide(SoftmaxStrategy::group, 32768, 1, 4)});
+  check({.rows = 3,
+         .cols = 3 * 32768 + 7,
+         .in_type = DType::bf16,
+         .out_type = DType::bf16,
+         .log = true,
+         .config = wide(SoftmaxStrategy::group, 32768, 1, 4)});
+}
+
 TEST_CASE("softmax op: rows over groups of programs, across slice and group boundaries") {
   // As the cluster cases, through global memory: groups larger than a cluster (40), slices in
   // registers and walked twice (64 x the group below the row), masked tails and empty slices.
