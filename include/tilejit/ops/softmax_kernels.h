@@ -95,17 +95,13 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in
 
 /// The second pass of the two-pass strategies: columns [begin, end) of one row, BLOCK at a
 /// time, read for the last time and written normalized (Eviction::first both ways: L2 keeps
-/// the rows still to be re-read). It walks the range backward, last block first: what the first
-/// pass read last is what L2 most likely still holds. Walking forward would start on the oldest
-/// lines, likely gone, and each refill would evict the oldest lines still to be read — with every
-/// program doing the same, a scan that misses throughout once the open rows outgrow L2.
+/// the rows still to be re-read).
 inline void normalize_range(const tl::Tensor& row_out, const tl::Tensor& row_in, const tl::Operand& begin,
                             const tl::Operand& end, std::int64_t block, const tl::Tensor& row_max,
                             const tl::Tensor& row_sum, std::int64_t log) {
   auto lanes = tl::arange(0, block);
-  auto steps = tl::cdiv(end - begin, block);  // <= 0 for an empty range: no iteration
-  tl::for_range(0, steps, [&](tl::Int step) {
-    auto cols = begin + (steps - 1 - step) * block + lanes;
+  tl::for_range(begin, end, block, [&](tl::Int start) {
+    auto cols = start + lanes;
     auto mask = cols < end;
     auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
     tl::store(row_out + cols, normalize(x, row_max, row_sum, log), mask, Eviction::first);
