@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "jit/background_compiles.h"
+#include "jit/build_choice.h"
 #include "jit/compiled_kernel_impl.h"
 #include "jit/compiler.h"
 #include "jit/cpu_backend.h"
@@ -289,12 +290,13 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
                                                FastEntry*& entry, std::uint64_t h, const jit::ArgFacts* facts,
                                                std::size_t n) {
   const CompiledKernel* best = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, Reach::disk_cache_only);
-  // NVRTC's kernel wins unless it spills where the PTX generator's does not (as ptxas' two paths
-  // do, runtime/ptx_assembler.cpp): spills cost more than the generators' other differences.
-  if (best && best->metadata().spill_store_bytes > 0) {
+  // NVRTC's kernel wins unless the PTX generator's spills less, or as little and fits more blocks
+  // an SM (jit/build_choice.h). The PTX generator's build is looked at only where NVRTC's could
+  // lose: it spills, or its registers bound its occupancy.
+  if (best && (best->metadata().spill_store_bytes > 0 || jit::register_limited(best->metadata()))) {
     const CompiledKernel* ptx =
         obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, Reach::ptx_generator_only);
-    if (ptx && ptx->metadata().spill_store_bytes < best->metadata().spill_store_bytes) best = ptx;
+    if (ptx && jit::outranks(ptx->metadata(), best->metadata())) best = ptx;
   }
   const CompiledKernel* now =
       best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, Reach::ptx_generator_only);
@@ -323,8 +325,8 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
     }
     std::lock_guard done(mutex);
     const CompiledKernel* stand_in = entry->kernel.load(std::memory_order_acquire);
-    if (upgraded && upgraded->metadata().spill_store_bytes > stand_in->metadata().spill_store_bytes)
-      upgraded = nullptr;  // NVRTC's spills where the PTX generator's does not: keep the latter
+    if (upgraded && jit::outranks(stand_in->metadata(), upgraded->metadata()))
+      upgraded = nullptr;  // the PTX generator's build spills less or fits more blocks: it stays
     if (upgraded) entry->kernel.store(upgraded, std::memory_order_release);
     if (!failure.empty()) last_reason = "tiered: NVRTC's build failed, the PTX generator's kernel stays: " + failure;
     if (--background == 0) settled.notify_all();

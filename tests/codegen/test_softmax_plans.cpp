@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "jit/build_choice.h"
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_autotune.h"
 #include "tilejit/tilejit.h"
@@ -183,6 +184,35 @@ TEST_CASE("the autotuner tries groups on CUDA for rows past a cluster, holding o
   CHECK(walks);
   CHECK(groups_in(4096, 16384, Backend::cuda).empty());
   if (has_cpu_backend()) CHECK(groups_in(128, 1 << 20, Backend::cpu).empty());
+}
+
+TEST_CASE("tiered runs the build more of whose blocks an SM holds") {
+  // bf16 split rows, the first of two kernels (1 x 16M on the H200 table: 4096 columns a step over
+  // 8 warps, 2 stages): NVRTC 13.0 builds it at 70 registers (3 blocks an SM), the PTX generator
+  // at 58 (4). Whichever way a toolchain goes, tiered must end on the build with more blocks, or
+  // on NVRTC's where they tie.
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  o.config = ops::SoftmaxConfig{ops::SoftmaxStrategy::split_row, 4096, 8, 2, 1, 528, ops::SoftmaxGrid::persistent};
+  const Pointer out{0x10000, DType::bf16}, in{0x20000, DType::bf16};
+  auto compile_with = [&](const char* codegen) {
+    setenv("TILEJIT_CODEGEN", codegen, 1);
+    auto kernels = ops::compile_softmax(out, in, 1, 16 << 20, 16 << 20, 16 << 20, false, o);
+    unsetenv("TILEJIT_CODEGEN");
+    REQUIRE(kernels.size() == 2);
+    return kernels[0];  // the partials
+  };
+  const CompiledKernel* nvrtc = compile_with("cuda");
+  const CompiledKernel* ptx = compile_with("ptx");
+  compile_with("tiered");
+  wait_for_background_compiles();
+  const CompiledKernel* tiered = compile_with("tiered");
+  auto blocks = [](const CompiledKernel* k) {
+    return jit::resident_blocks_per_sm(k->metadata().registers, 32 * k->metadata().num_warps, "sm_90");
+  };
+  CAPTURE(nvrtc->metadata().registers);
+  CAPTURE(ptx->metadata().registers);
+  CHECK(tiered->metadata().codegen == (blocks(ptx) > blocks(nvrtc) ? "ptx" : "cuda"));
 }
 
 TEST_CASE("tiered keeps the PTX generator's kernel where NVRTC's spills and it does not") {

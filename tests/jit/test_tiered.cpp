@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "jit/build_choice.h"
 #include "jit_test_util.h"
 #include "kernels/cluster_rows_kernel.h"
 #include "run_together.h"
@@ -104,4 +105,38 @@ TEST_CASE("tiered: a process may exit while NVRTC's background build runs") {
       REQUIRE(WIFEXITED(status));
       CHECK(WEXITSTATUS(status) == 0);
     }
+}
+
+TEST_CASE("build choice: resident blocks per SM from registers, and which of two builds runs") {
+  using jit::resident_blocks_per_sm;
+  // 64K registers an SM, allocated per warp in units of 256 (8 registers a thread).
+  CHECK(resident_blocks_per_sm(58, 256, "sm_90") == 4);  // 64 a thread after rounding
+  CHECK(resident_blocks_per_sm(64, 256, "sm_90") == 4);
+  CHECK(resident_blocks_per_sm(65, 256, "sm_90") == 3);  // 72
+  CHECK(resident_blocks_per_sm(70, 256, "sm_90") == 3);
+  CHECK(resident_blocks_per_sm(75, 512, "sm_90") == 1);
+  CHECK(resident_blocks_per_sm(64, 512, "sm_90") == 2);
+  CHECK(resident_blocks_per_sm(65, 1024, "sm_90") == 0);  // does not fit at all
+  // Threads bound it first: 2048 an SM on sm_90, 1536 on sm_89; never more than 32 blocks.
+  CHECK(resident_blocks_per_sm(16, 256, "sm_90") == 8);
+  CHECK(resident_blocks_per_sm(16, 256, "sm_89") == 6);
+  CHECK(resident_blocks_per_sm(16, 32, "sm_90") == 32);
+
+  KernelMetadata nvrtc, ptx;
+  nvrtc.arch = ptx.arch = "sm_90";
+  nvrtc.num_warps = ptx.num_warps = 8;
+  nvrtc.registers = 70;
+  ptx.registers = 58;
+  CHECK(jit::register_limited(nvrtc));
+  CHECK(jit::outranks(ptx, nvrtc));  // 4 blocks against 3
+  CHECK(!jit::outranks(nvrtc, ptx));
+  ptx.registers = 66;  // 3 blocks each: a tie goes to the second
+  CHECK(!jit::outranks(ptx, nvrtc));
+  CHECK(!jit::outranks(nvrtc, ptx));
+  ptx.spill_store_bytes = 8;  // spilling outweighs occupancy
+  ptx.registers = 32;
+  CHECK(!jit::outranks(ptx, nvrtc));
+  CHECK(jit::outranks(nvrtc, ptx));
+  nvrtc.registers = 16;  // 8 blocks of 256 threads: threads, not registers, bound it
+  CHECK(!jit::register_limited(nvrtc));
 }
