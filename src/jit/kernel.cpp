@@ -325,8 +325,13 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
     }
     std::lock_guard done(mutex);
     const CompiledKernel* stand_in = entry->kernel.load(std::memory_order_acquire);
-    if (upgraded && jit::outranks(stand_in->metadata(), upgraded->metadata()))
-      upgraded = nullptr;  // the PTX generator's build spills less or fits more blocks: it stays
+    if (upgraded && jit::outranks(stand_in->metadata(), upgraded->metadata())) {
+      last_reason =
+          fmt::format("tiered: the PTX generator's kernel stays ({} registers, {} spilled bytes; NVRTC's {} and {})",
+                      stand_in->metadata().registers, stand_in->metadata().spill_store_bytes,
+                      upgraded->metadata().registers, upgraded->metadata().spill_store_bytes);
+      upgraded = nullptr;
+    }
     if (upgraded) entry->kernel.store(upgraded, std::memory_order_release);
     if (!failure.empty()) last_reason = "tiered: NVRTC's build failed, the PTX generator's kernel stays: " + failure;
     if (--background == 0) settled.notify_all();
