@@ -186,57 +186,60 @@ TEST_CASE("the autotuner tries groups on CUDA for rows past a cluster, holding o
   if (has_cpu_backend()) CHECK(groups_in(128, 1 << 20, Backend::cpu).empty());
 }
 
+namespace {
+
+/// One kernel of a softmax launch (kernel `which` of `count`) as each GPU code generator builds it:
+/// NVRTC's, the PTX generator's, and the one tiered runs once its background build is done.
+struct Builds {
+  const CompiledKernel *nvrtc, *ptx, *tiered;
+};
+
+Builds builds_of(const ops::SoftmaxConfig& config, DType t, std::int64_t rows, std::int64_t cols, std::size_t count,
+                 std::size_t which) {
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  o.config = config;
+  auto compile_with = [&](const char* codegen) {
+    setenv("TILEJIT_CODEGEN", codegen, 1);
+    auto kernels = ops::compile_softmax(Pointer{0x10000, t}, Pointer{0x20000, t}, rows, cols, cols, cols, false, o);
+    unsetenv("TILEJIT_CODEGEN");
+    REQUIRE(kernels.size() == count);
+    return kernels[which];
+  };
+  Builds b{compile_with("cuda"), compile_with("ptx"), nullptr};
+  compile_with("tiered");
+  wait_for_background_compiles();
+  b.tiered = compile_with("tiered");
+  return b;
+}
+
+}  // namespace
+
 TEST_CASE("tiered runs the build more of whose blocks an SM holds") {
   // bf16 split rows, the first of two kernels (1 x 16M on the H200 table: 4096 columns a step over
   // 8 warps, 2 stages): NVRTC 13.0 builds it at 70 registers (3 blocks an SM), the PTX generator
   // at 58 (4). Whichever way a toolchain goes, tiered must end on the build with more blocks, or
   // on NVRTC's where they tie.
-  ops::SoftmaxOptions o;
-  o.backend = Backend::cuda;
-  o.config = ops::SoftmaxConfig{ops::SoftmaxStrategy::split_row, 4096, 8, 2, 1, 528, ops::SoftmaxGrid::persistent};
-  const Pointer out{0x10000, DType::bf16}, in{0x20000, DType::bf16};
-  auto compile_with = [&](const char* codegen) {
-    setenv("TILEJIT_CODEGEN", codegen, 1);
-    auto kernels = ops::compile_softmax(out, in, 1, 16 << 20, 16 << 20, 16 << 20, false, o);
-    unsetenv("TILEJIT_CODEGEN");
-    REQUIRE(kernels.size() == 2);
-    return kernels[0];  // the partials
-  };
-  const CompiledKernel* nvrtc = compile_with("cuda");
-  const CompiledKernel* ptx = compile_with("ptx");
-  compile_with("tiered");
-  wait_for_background_compiles();
-  const CompiledKernel* tiered = compile_with("tiered");
+  const Builds b =
+      builds_of(ops::SoftmaxConfig{ops::SoftmaxStrategy::split_row, 4096, 8, 2, 1, 528, ops::SoftmaxGrid::persistent},
+                DType::bf16, 1, 16 << 20, 2, 0);
   auto blocks = [](const CompiledKernel* k) {
     return jit::resident_blocks_per_sm(k->metadata().registers, 32 * k->metadata().num_warps, "sm_90");
   };
-  CAPTURE(nvrtc->metadata().registers);
-  CAPTURE(ptx->metadata().registers);
-  CHECK(tiered->metadata().codegen == (blocks(ptx) > blocks(nvrtc) ? "ptx" : "cuda"));
+  CAPTURE(b.nvrtc->metadata().registers);
+  CAPTURE(b.ptx->metadata().registers);
+  CHECK(b.tiered->metadata().codegen == (blocks(b.ptx) > blocks(b.nvrtc) ? "ptx" : "cuda"));
 }
 
 TEST_CASE("tiered keeps the PTX generator's kernel where NVRTC's spills and it does not") {
   // The cluster kernel holding 32768 f32 columns over 16 warps in one exchange (4096 x 262144):
   // 64 exponentials a thread live across the cluster barrier. NVRTC 13.0 spills there.
-  ops::SoftmaxOptions o;
-  o.backend = Backend::cuda;
-  o.config = ops::SoftmaxConfig{ops::SoftmaxStrategy::cluster, 32768, 16, 1, 1, 8, ops::SoftmaxGrid::per_row};
-  const Pointer out{0x10000, DType::f32}, in{0x20000, DType::f32};
-  auto compile_with = [&](const char* codegen) {
-    setenv("TILEJIT_CODEGEN", codegen, 1);
-    auto kernels = ops::compile_softmax(out, in, 4096, 262144, 262144, 262144, false, o);
-    unsetenv("TILEJIT_CODEGEN");
-    REQUIRE(kernels.size() == 1);
-    return kernels[0];
-  };
-  const CompiledKernel* nvrtc = compile_with("cuda");
-  const CompiledKernel* ptx = compile_with("ptx");
-  CHECK(ptx->metadata().spill_store_bytes == 0);
-  compile_with("tiered");
-  wait_for_background_compiles();
-  const CompiledKernel* tiered = compile_with("tiered");
-  CAPTURE(nvrtc->metadata().spill_store_bytes);
-  const bool nvrtc_spills_more = nvrtc->metadata().spill_store_bytes > ptx->metadata().spill_store_bytes;
-  CHECK(tiered->metadata().codegen == (nvrtc_spills_more ? "ptx" : "cuda"));
-  CHECK(tiered->metadata().spill_store_bytes == 0);
+  const Builds b =
+      builds_of(ops::SoftmaxConfig{ops::SoftmaxStrategy::cluster, 32768, 16, 1, 1, 8, ops::SoftmaxGrid::per_row},
+                DType::f32, 4096, 262144, 1, 0);
+  CHECK(b.ptx->metadata().spill_store_bytes == 0);
+  CAPTURE(b.nvrtc->metadata().spill_store_bytes);
+  const bool nvrtc_spills_more = b.nvrtc->metadata().spill_store_bytes > b.ptx->metadata().spill_store_bytes;
+  CHECK(b.tiered->metadata().codegen == (nvrtc_spills_more ? "ptx" : "cuda"));
+  CHECK(b.tiered->metadata().spill_store_bytes == 0);
 }
