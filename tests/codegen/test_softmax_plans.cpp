@@ -216,19 +216,38 @@ Builds builds_of(const ops::SoftmaxConfig& config, DType t, std::int64_t rows, s
 }  // namespace
 
 TEST_CASE("tiered runs the build more of whose blocks an SM holds") {
-  // bf16 split rows, the first of two kernels (1 x 16M on the H200 table: 4096 columns a step over
-  // 8 warps, 2 stages): NVRTC 13.0 builds it at 70 registers (3 blocks an SM), the PTX generator
-  // at 58 (4). Whichever way a toolchain goes, tiered must end on the build with more blocks, or
-  // on NVRTC's where they tie.
+  // bf16 split rows, the second of two kernels (16 x 4M on the H200 table: 4096 columns a step
+  // over 8 warps, 2 stages): NVRTC 13.0 builds it at 48 registers (5 blocks an SM), the PTX
+  // generator at 40 (6). Whichever way a toolchain goes, tiered must end on the build with more
+  // blocks, or on NVRTC's where they tie.
   const Builds b =
-      builds_of(ops::SoftmaxConfig{ops::SoftmaxStrategy::split_row, 4096, 8, 2, 1, 528, ops::SoftmaxGrid::persistent},
-                DType::bf16, 1, 16 << 20, 2, 0);
+      builds_of(ops::SoftmaxConfig{ops::SoftmaxStrategy::split_row, 4096, 8, 2, 1, 33, ops::SoftmaxGrid::persistent},
+                DType::bf16, 16, 4 << 20, 2, 1);
   auto blocks = [](const CompiledKernel* k) {
     return jit::resident_blocks_per_sm(k->metadata().registers, 32 * k->metadata().num_warps, "sm_90");
   };
   CAPTURE(b.nvrtc->metadata().registers);
   CAPTURE(b.ptx->metadata().registers);
   CHECK(b.tiered->metadata().codegen == (blocks(b.ptx) > blocks(b.nvrtc) ? "ptx" : "cuda"));
+}
+
+TEST_CASE("a bf16 row walk that stores f32 scalars still loads 16 bytes at a time") {
+  // Split rows' first kernel: bf16 blocks in, two f32 statistics out as scalars. The vector width
+  // follows block accesses only, so the loads move 8 elements each.
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  o.config = ops::SoftmaxConfig{ops::SoftmaxStrategy::split_row, 4096, 8, 2, 1, 528, ops::SoftmaxGrid::persistent};
+  for (const char* codegen : {"cuda", "ptx"}) {
+    CAPTURE(codegen);
+    setenv("TILEJIT_CODEGEN", codegen, 1);
+    auto kernels = ops::compile_softmax(Pointer{0x10000, DType::bf16}, Pointer{0x20000, DType::bf16}, 1, 16 << 20,
+                                        16 << 20, 16 << 20, false, o);
+    unsetenv("TILEJIT_CODEGEN");
+    REQUIRE(kernels.size() == 2);
+    const std::string& ptx = kernels[0]->stage("ptx");
+    CHECK(ptx.find("ld.global.L2::cache_hint.v4.b32") != std::string::npos);
+    CHECK(ptx.find("ld.global.L2::cache_hint.v2.b32") == std::string::npos);
+  }
 }
 
 TEST_CASE("tiered keeps the PTX generator's kernel where NVRTC's spills and it does not") {

@@ -113,11 +113,14 @@ class Assigner {
   LayoutPlan& plan_;
 };
 
-// Vector width: 16 bytes of the widest element any load or store touches.
+// Vector width: 16 bytes of the widest element any block load or store touches. Scalar accesses
+// have no layout and move one element whatever the width, so they do not narrow it (a bf16 row
+// walk storing its f32 statistics keeps 16-byte loads of 8 elements).
 int choose_vec(const ir::Region& r, const ir::Function& f, int current) {
   for (const ir::Op& op : r.ops) {
     for (const auto& nested : op.regions) current = choose_vec(nested, f, current);
     if (op.kind != ir::OpKind::load && op.kind != ir::OpKind::store) continue;
+    if (f.type(op.operands[0]).is_scalar()) continue;
     int bytes = static_cast<int>(dtype_size(f.type(op.operands[0]).elem));
     current = std::min(current, std::max(1, 16 / bytes));
   }
