@@ -2,8 +2,8 @@
 // generator's): the one that spills less, then the one more of whose blocks an SM holds at once.
 // Both are the same kernel at the same block size and shared memory, so their registers are what
 // can differ: one register over an allocation step can cost a resident block, which for the
-// memory-bound kernels here costs bandwidth (bf16 split rows: NVRTC 70 registers, 3 blocks of 256
-// threads an SM; the PTX generator 58, 4 blocks).
+// memory-bound kernels here costs bandwidth (the bf16 split rows' normalization at 16 x 4M: NVRTC
+// 48 registers, 5 blocks of 256 threads an SM; the PTX generator 40, 6).
 #pragma once
 
 #include <string_view>
