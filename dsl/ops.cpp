@@ -403,6 +403,63 @@ void store(const Operand& ptrs, const Operand& value, const Operand& mask, Evict
   store_impl(ptrs, value, &mask, eviction);
 }
 
+Stash stash(const Shape& shape, DType dtype, std::int64_t slots, std::source_location loc) {
+  Tracer& tr = Tracer::current(loc);
+  if (shape.empty() || shape.size() > 2)
+    throw UserError(fmt::format("stash: blocks of rank 1 or 2 only, got {}", ir::shape_string(shape)), loc);
+  for (auto e : shape)
+    if (!ir::is_power_of_two(e))
+      throw UserError(fmt::format("stash: every extent must be a power of two, got {}", ir::shape_string(shape)), loc);
+  if (dtype == DType::i1) throw UserError("stash: booleans cannot be stashed (stash a number type)", loc);
+  if (slots < 1) throw UserError(fmt::format("stash: needs at least one slot, got {}", slots), loc);
+  const ir::Stash s{ir::Type{dtype, false, shape}, slots};
+  std::int64_t before = 0;
+  for (const ir::Stash& other : tr.function().stashes) before += other.bytes();
+  if (s.bytes() > kMaxStashBytes - before)
+    throw UserError(fmt::format("stash: {} slots of {} take {} bytes; with the kernel's other stashes ({} bytes) "
+                                "that passes the {} bytes a program may keep in shared memory",
+                                slots, ir::to_string(s.block), s.bytes(), before, kMaxStashBytes),
+                    loc);
+  return Stash(tr.at(loc).stash(s.block, slots), tr.id(), slots);
+}
+
+namespace {
+// The slot operand of a stash access as an i32 scalar.
+int stash_slot(Tracer& tr, const char* name, const Operand& slot) {
+  int v = detail::value_of(tr, slot);
+  if (!tr.type(v).is_int() || !tr.type(v).is_scalar())
+    throw UserError(fmt::format("{}: the slot must be an integer scalar, got {}", name, describe(tr, v)), slot.loc());
+  return detail::cast_value(tr, v, DType::i32, slot.loc());
+}
+void check_stash_trace(Tracer& tr, std::uint32_t trace_id, const char* name, const std::source_location& loc) {
+  if (tr.id() != trace_id)
+    throw UserError(fmt::format("{}: this stash belongs to another kernel's trace (create it inside the kernel)", name),
+                    loc);
+}
+}  // namespace
+
+void Stash::put(const Operand& slot, const Operand& value) const {
+  Tracer& tr = tracer(slot);
+  check_stash_trace(tr, trace_id_, "Stash::put", slot.loc());
+  int s = stash_slot(tr, "Stash::put", slot);
+  const ir::Type block = tr.function().stashes.at(static_cast<std::size_t>(id_)).block;
+  int v = detail::value_of(tr, value);
+  if (tr.type(v).is_ptr) throw UserError("Stash::put: pointers cannot be stashed", value.loc());
+  if (tr.type(v).rank() > block.rank())
+    throw UserError(
+        fmt::format("Stash::put: a {} value does not fit the stash's {} blocks", describe(tr, v), ir::to_string(block)),
+        value.loc());
+  v = broadcast_value(tr, detail::cast_value(tr, v, block.elem, value.loc()), block.shape, value.loc());
+  tr.at(slot.loc()).stash_put(id_, s, v);
+}
+
+Tensor Stash::get(const Operand& slot) const {
+  Tracer& tr = tracer(slot);
+  check_stash_trace(tr, trace_id_, "Stash::get", slot.loc());
+  int s = stash_slot(tr, "Stash::get", slot);
+  return tr.make(tr.at(slot.loc()).stash_get(id_, s));
+}
+
 Tensor max(const Operand& x, int axis) { return reduction(ir::ReduceKind::max, "max", x, axis); }
 Tensor min(const Operand& x, int axis) { return reduction(ir::ReduceKind::min, "min", x, axis); }
 Tensor sum(const Operand& x, int axis) { return reduction(ir::ReduceKind::sum, "sum", x, axis); }

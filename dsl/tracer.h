@@ -44,6 +44,7 @@ class Tracer {
   /// Builder positioned at the innermost open region, stamping `loc` on new ops.
   ir::Builder& at(const std::source_location& loc);
   const ir::Type& type(int value) const { return fn_.type(value); }
+  const ir::Function& function() const { return fn_; }
 
   /// Reads the value a Tensor object names for use by an op at `loc` (making it
   /// loop-carried where needed; UserError when it escaped an ended loop).

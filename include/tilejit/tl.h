@@ -207,6 +207,32 @@ void store(const Operand& ptrs, const Operand& value, const Operand& mask);
 /// With an L2 eviction hint: Eviction::first for outputs nothing reads back soon.
 void store(const Operand& ptrs, const Operand& value, const Operand& mask, Eviction eviction);
 
+// ---- blocks kept on chip ----
+/// `slots` blocks of `shape` elements of `dtype` in shared memory, private to each program (a
+/// thread block on the GPU; the CPU backend keeps them beside the program's other values). A
+/// program puts a block into a slot and gets it back later: a slice of a row kept on chip
+/// between two passes, instead of read from memory twice. get returns what the program last put
+/// in that slot (a slot it never wrote reads unspecified values); a slot outside [0, slots) is not
+/// written and reads as zeros. A kernel's stashes together hold at most kMaxStashBytes; a
+/// device with less shared memory per block refuses the launch, naming both sizes.
+class Stash {
+ public:
+  /// Writes `value`, broadcast to the stash's shape and converted to its type.
+  void put(const Operand& slot, const Operand& value) const;
+  Tensor get(const Operand& slot) const;
+  std::int64_t slots() const { return slots_; }
+
+ private:
+  friend Stash stash(const Shape&, DType, std::int64_t, std::source_location);
+  Stash(int id, std::uint32_t trace_id, std::int64_t slots) : id_(id), trace_id_(trace_id), slots_(slots) {}
+  int id_;
+  std::uint32_t trace_id_;
+  std::int64_t slots_;
+};
+inline constexpr std::int64_t kMaxStashBytes = 227 * 1024;  // the opt-in limit of sm_90 blocks
+Stash stash(const Shape& shape, DType dtype, std::int64_t slots,
+            std::source_location loc = std::source_location::current());
+
 // ---- reductions over one axis (the result drops that axis) ----
 Tensor max(const Operand& x, int axis);
 Tensor min(const Operand& x, int axis);

@@ -181,6 +181,25 @@ std::pair<ValueId, ValueId> Builder::group_softmax_stats_finish(ValueId ticket, 
   return r;
 }
 
+int Builder::stash(const Type& block, std::int64_t slots) {
+  f_.stashes.push_back(Stash{block, slots});
+  return static_cast<int>(f_.stashes.size() - 1);
+}
+
+void Builder::stash_put(int id, ValueId slot, ValueId value) {
+  Op op{OpKind::stash_put, {slot, value}, {}, {}, {}, {}};
+  op.attrs.int_value = id;
+  op.loc = loc_;
+  infer_result_types(f_, op);
+  region_->ops.push_back(std::move(op));
+}
+
+ValueId Builder::stash_get(int id, ValueId slot) {
+  Op op{OpKind::stash_get, {slot}, {}, {}, {}, {}};
+  op.attrs.int_value = id;
+  return single(std::move(op));
+}
+
 void Builder::yield(const std::vector<ValueId>& values) {
   Op op{OpKind::yield, values, {}, {}, {}, {}};
   op.loc = loc_;

@@ -49,6 +49,12 @@ class Builder {
   /// returns a ticket; finish waits on it and returns the row's (max, sum).
   ValueId group_softmax_stats_start(ValueId max, ValueId sum, int group_size, ValueId workspace);
   std::pair<ValueId, ValueId> group_softmax_stats_finish(ValueId ticket, int group_size, ValueId workspace);
+  /// Declares a stash (ir::Stash) and returns its index.
+  int stash(const Type& block, std::int64_t slots);
+  /// Writes `value` (the stash's block type) into slot `slot` (an integer scalar) of stash `id`.
+  void stash_put(int id, ValueId slot, ValueId value);
+  /// The block slot `slot` of stash `id` holds.
+  ValueId stash_get(int id, ValueId slot);
   void yield(const std::vector<ValueId>& values);
   /// Appends a for_range whose body (args: induction variable, then one per init; ends with
   /// a yield) was built separately. Returns the loop results, one per init.

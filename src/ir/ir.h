@@ -51,7 +51,7 @@ struct SourceLoc {
 /// Attributes; which ones are meaningful depends on the op (see the verifier).
 struct OpAttrs {
   DType dtype = DType::i32;         // constant, cast: the result element type
-  std::int64_t int_value = 0;       // constant (integer types), program_id/num_programs axis
+  std::int64_t int_value = 0;       // constant (integer types), program_id/num_programs axis, stash index
   double float_value = 0.0;         // constant (float types)
   std::int64_t start = 0, end = 0;  // arange
   int axis = 0;                     // expand_dims, reduce
@@ -92,10 +92,21 @@ struct Param {
   std::int64_t divisibility = 1;
 };
 
+/// Shared memory a program keeps blocks in until it reads them back (tl::stash): `slots` blocks
+/// of type `block`, private to each program. stash_put (operands: slot, value) and stash_get
+/// (operand: slot) name theirs by index in Function::stashes (OpAttrs::int_value). A slot outside
+/// [0, slots) is not written, and reads as zeros.
+struct Stash {
+  Type block;
+  std::int64_t slots = 1;
+  std::int64_t bytes() const;
+};
+
 struct Function {
   std::string name;
   std::vector<Type> value_types;  // indexed by ValueId
   std::vector<Param> params;
+  std::vector<Stash> stashes;
   Region body;
 
   const Type& type(ValueId v) const { return value_types.at(static_cast<std::size_t>(v)); }

@@ -24,7 +24,11 @@ OpCategory op_category(OpKind k) {
   return OpCategory::Special;
 }
 
-bool has_side_effects(OpKind k) { return k == OpKind::store || k == OpKind::for_range || k == OpKind::yield; }
+bool has_side_effects(OpKind k) {
+  return k == OpKind::store || k == OpKind::stash_put || k == OpKind::for_range || k == OpKind::yield;
+}
+
+std::int64_t Stash::bytes() const { return block.numel() * static_cast<std::int64_t>(dtype_size(block.elem)) * slots; }
 
 const char* reduce_name(ReduceKind k) {
   switch (k) {

@@ -35,6 +35,8 @@ class Printer {
       params.push_back(fmt::format("{}: {}{}", name(p.value), to_string(f_.type(p.value)), facts));
     }
     out_ += fmt::format("kernel {}({}) {{\n", f_.name, fmt::join(params, ", "));
+    for (std::size_t i = 0; i < f_.stashes.size(); ++i)
+      out_ += fmt::format("  stash {}: {} x {} slots\n", i, to_string(f_.stashes[i].block), f_.stashes[i].slots);
     region(f_.body, 1);
     out_ += "}\n";
     return out_;
@@ -67,6 +69,8 @@ class Printer {
         if (a.phase == ExchangePhase::whole) return fmt::format("group={}", a.cluster_size);
         return fmt::format("group={}, {}", a.cluster_size, phase_name(a.phase));
       case OpKind::exp2: return a.flush_subnormals ? "ftz" : "";
+      case OpKind::stash_put:
+      case OpKind::stash_get: return fmt::format("stash={}", a.int_value);
       case OpKind::load:
       case OpKind::store:
         return a.eviction == Eviction::first ? "evict_first" : a.eviction == Eviction::last ? "evict_last" : "";

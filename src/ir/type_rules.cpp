@@ -185,6 +185,18 @@ std::vector<Type> infer_result_types(const Function& f, const Op& op) {
     return {};
   }
   if (op.kind == OpKind::yield) return {};
+  if (op.kind == OpKind::stash_put || op.kind == OpKind::stash_get) {
+    const bool put = op.kind == OpKind::stash_put;
+    expect_operands(op, put ? 2 : 1);
+    if (op.attrs.int_value < 0 || op.attrs.int_value >= static_cast<std::int64_t>(f.stashes.size()))
+      fail(op, "no such stash");
+    const Stash& s = f.stashes[static_cast<std::size_t>(op.attrs.int_value)];
+    if (!t(0).is_int() || !t(0).is_scalar()) fail(op, "the slot must be an integer scalar");
+    if (put && t(1) != s.block)
+      fail(op, fmt::format("stashed value {} does not match the stash's {}", to_string(t(1)), to_string(s.block)));
+    if (put) return {};
+    return {s.block};
+  }
   if (op.kind == OpKind::for_range) {
     if (op.operands.size() < kForFixedOperands) fail(op, "missing bounds");
     const Type& iv = t(0);

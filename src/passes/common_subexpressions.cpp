@@ -15,7 +15,8 @@ namespace {
 bool is_pure(const ir::Op& op) {
   // A split exchange's start publishes and arrives: two equal ones are two exchanges.
   if (op.kind == ir::OpKind::group_reduce && op.attrs.phase != ir::ExchangePhase::whole) return false;
-  return !ir::has_side_effects(op.kind) && op.kind != ir::OpKind::load;  // loads may observe stores
+  // Loads may observe stores, and stash reads stash writes.
+  return !ir::has_side_effects(op.kind) && op.kind != ir::OpKind::load && op.kind != ir::OpKind::stash_get;
 }
 
 // Everything that makes two ops compute the same value.

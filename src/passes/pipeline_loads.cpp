@@ -63,7 +63,7 @@ class LoopPipeliner {
     auto def = defs_.find(v);
     if (def == defs_.end()) return true;  // the induction variable or an outer value
     const Op& op = *def->second;
-    if (op.kind == OpKind::load || ir::has_side_effects(op.kind)) return false;
+    if (op.kind == OpKind::load || op.kind == OpKind::stash_get || ir::has_side_effects(op.kind)) return false;
     needed.insert(v);
     for (ValueId o : op.operands)
       if (!slice(body, o, needed)) return false;

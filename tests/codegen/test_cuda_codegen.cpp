@@ -2,6 +2,7 @@
 // arrays indexed only by unrolled loops) and NVRTC compiling it for several targets, dtypes and
 // warp counts without spilling. None of this needs a GPU.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,11 +12,14 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "example_kernels.h"
 #include "kernels/cluster_rows_kernel.h"
 #include "kernels/loop_reductions_kernel.h"
+#include "kernels/stash_round_trip_kernel.h"
+#include "ptx_access_counts.h"
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
 
@@ -388,4 +392,38 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
       args, {.num_warps = 4, .num_stages = 1, .arch = "sm_80", .codegen = GpuCodegen::cuda});
   CHECK(one.metadata().group_size == 1);
   CHECK(one.stage("cuda").find("tj_group") == std::string::npos);
+}
+
+TEST_CASE("stashes: vector shared-memory accesses, no barrier, after the scratch in dynamic shared memory") {
+  // 12 slots of 4096 f32 (192 KiB) over 8 warps and 3 of 512 bf16 over 2, each put in a loop and
+  // read back in one. The kernel loads f32, so its layouts give a thread 4 contiguous elements:
+  // 16 bytes an access in the f32 stash, 8 in the bf16 one.
+  for (auto [slots, cols, dtype, warps, vector] :
+       {std::tuple{12, 4096, DType::f32, 8, ".v4"}, std::tuple{3, 512, DType::bf16, 2, ".v2"}}) {
+    CAPTURE(cols);
+    std::vector<Arg> args{Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32},
+                          Pointer{0x30000, DType::f32}, std::int64_t{100000},
+                          std::int64_t{slots},          std::int64_t{1},
+                          std::int64_t{cols},           static_cast<std::int64_t>(dtype)};
+    const CompiledKernel& c = tilejit_test::stash_round_trip().compile(
+        args, {.num_warps = warps, .arch = "sm_90", .codegen = GpuCodegen::cuda});
+    const std::int64_t stash = std::int64_t{slots} * cols * static_cast<std::int64_t>(dtype_size(dtype));
+    CHECK(c.metadata().dynamic_shared_bytes == stash);  // no reductions: no scratch before it
+    const std::string& ir = c.stage("ir");
+    CHECK(ir.find(fmt::format("stash 0: {}[{}] x {} slots", dtype_name(dtype), cols, slots)) != std::string::npos);
+    CHECK(count_of(ir, "stash_put") == 2);
+    CHECK(count_of(ir, "stash_get") == 3);
+    const std::string& cuda = c.stage("cuda");
+    CHECK(cuda.find("constexpr int tj_stash_offset = 0;") != std::string::npos);
+    CHECK(cuda.find("__syncthreads") == std::string::npos);
+    const std::string& ptx = c.stage("ptx");
+    static const std::regex any_shared(R"((ld|st)\.shared(\.v[24])?\.(b|f|u|s)\d+)");
+    int wide = 0, other = 0;
+    for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), any_shared); it != std::sregex_iterator(); ++it)
+      ((*it)[2].str() == vector ? wide : other)++;
+    CHECK(wide > 0);
+    CHECK(other == 0);
+    CHECK(c.metadata().spill_store_bytes == 0);
+    CHECK(c.metadata().stack_frame_bytes == 0);
+  }
 }

@@ -237,6 +237,23 @@ void where_not_boolean(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(auto v = tl::where(offs, 1.0, 2.0));
 }
 
+void stash_without_slots(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) { HERE(tl::stash({256}, DType::f32, 0)); }
+
+void stash_too_large(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  tl::stash({4096}, DType::f32, 8);        // 128 KiB
+  HERE(tl::stash({4096}, DType::f32, 8));  // 128 KiB more
+}
+
+void stash_float_slot(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto s = tl::stash({16}, DType::f32, 2);
+  HERE(s.put(1.5, tl::load(x + tl::arange(0, 16))));
+}
+
+void stash_wrong_shape(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto s = tl::stash({16}, DType::f32, 2);
+  HERE(s.put(0, tl::load(x + tl::arange(0, 32))));
+}
+
 void float_loop_bound(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(tl::for_range(0, 10.5, [&](tl::Int) {}));
 }
@@ -245,6 +262,14 @@ void float_loop_bound(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
 
 TEST_CASE("shape mismatch in a binary op") {
   expect_user_error([] { compile(shape_mismatch); }, "shape mismatch", g_line);
+}
+
+TEST_CASE("stash misuse: no slots, too many bytes, a float slot, a block of another shape") {
+  expect_user_error([] { compile(stash_without_slots); }, "at least one slot", g_line);
+  expect_user_error([] { compile(stash_too_large); }, "131072 bytes; with the kernel's other stashes (131072 bytes)",
+                    g_line);
+  expect_user_error([] { compile(stash_float_slot); }, "the slot must be an integer scalar", g_line);
+  expect_user_error([] { compile(stash_wrong_shape); }, "f32[32]", g_line);
 }
 
 TEST_CASE("arange whose length is not a power of two") {

@@ -17,7 +17,7 @@ struct CudaKernelSource {
   std::string source;
   std::string entry_name;
   int num_warps = 4;
-  int dynamic_shared_bytes = 0;  // scratch for reductions and layout conversions
+  int dynamic_shared_bytes = 0;  // scratch for reductions and layout conversions, then stashes
 };
 
 /// Throws InternalError when the IR is outside what the backend supports.

@@ -176,7 +176,12 @@ CudaKernelSource Emitter::run() {
   out_ += group_prologue();
   const std::size_t constants_at = out_.size();
   region(f_.body);
-  if (reduction_buffer_bytes_ > 0 || conversion_bytes_ > 0)  // known only now that the body is out
+  // Known only now that the body is out.
+  const int scratch_bytes = (2 * reduction_buffer_bytes_ + conversion_bytes_ + 15) / 16 * 16;
+  if (!f_.stashes.empty())
+    out_.insert(constants_at,
+                fmt::format("  constexpr int tj_stash_offset = {};  // after the scratch\n", scratch_bytes));
+  if (reduction_buffer_bytes_ > 0 || conversion_bytes_ > 0)
     out_.insert(constants_at,
                 fmt::format("  constexpr int tj_reduction_buffer_bytes = {};\n", reduction_buffer_bytes_));
   body.swap(out_);
@@ -189,8 +194,9 @@ CudaKernelSource Emitter::run() {
                       options_.entry_name, fmt::join(params, ", "));
   out_ += body;
   out_ += "}\n";
-  return CudaKernelSource{out_, options_.entry_name, options_.num_warps,
-                          2 * reduction_buffer_bytes_ + conversion_bytes_};
+  return CudaKernelSource{
+      out_, options_.entry_name, options_.num_warps,
+      f_.stashes.empty() ? 2 * reduction_buffer_bytes_ + conversion_bytes_ : scratch_bytes + stash_bytes()};
 }
 
 void Emitter::region(const ir::Region& r) {
@@ -206,6 +212,7 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::reduce: return reduce_op(op);
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
     case ir::OpKind::group_reduce: return group_reduce_op(op);
+    case ir::OpKind::stash_put: return stash_put_op(op);
     default: break;
   }
   ir::ValueId res = op.results.at(0);
@@ -272,6 +279,7 @@ void Emitter::block_op(const ir::Op& op, const Layout& l, const std::string& nam
       return;
     }
     case ir::OpKind::load: return load_op(op, l, name);
+    case ir::OpKind::stash_get: return stash_get_op(op, l, name);
     case ir::OpKind::div:
       if (uniform_float_division(op, l, name)) return;
       break;

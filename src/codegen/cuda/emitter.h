@@ -78,9 +78,17 @@ class Emitter {
   void group_combine_stats();
   std::string group_helpers() const;
   std::string group_prologue() const;
+  /// Stashes (stash.cpp): their layout, the elements one access moves, a slot's address.
+  Layout stash_layout(const ir::Stash& s) const;
+  int stash_vector_width(const ir::Stash& s, const Layout& l) const;
+  std::string stash_pointer(const ir::Op& op, const std::string& slot);
+  void stash_put_op(const ir::Op& op);
+  void stash_get_op(const ir::Op& op, const Layout& l, const std::string& name);
+  /// Shared memory all the kernel's stashes take, each padded to 16 bytes.
+  int stash_bytes() const;
   void loop_op(const ir::Op& op);
   std::string convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
-  /// Shared memory layout: [reduction buffer 0 | reduction buffer 1 | layout conversions].
+  /// Shared memory layout: [reduction buffer 0 | reduction buffer 1 | layout conversions | stashes].
   /// Cross-warp reductions alternate between the two buffers, so a reduction needs one barrier
   /// (between its writes and reads) instead of two: the next reduction writes the other
   /// buffer, and the one after it runs past that reduction's barrier first. Returns the

@@ -10,6 +10,7 @@ namespace {
 bool can_be_free(ir::OpKind k) {
   switch (k) {
     case ir::OpKind::load:
+    case ir::OpKind::stash_get:
     case ir::OpKind::reduce:
     case ir::OpKind::cluster_reduce:
     case ir::OpKind::group_reduce:
@@ -64,7 +65,8 @@ class Assigner {
     if (!is_block(res) || plan_.is_free(res)) return;
     const ir::Shape& shape = f_.type(res).shape;
     switch (op.kind) {
-      case ir::OpKind::load: plan_.fixed[res] = plan_.default_layout(shape); return;
+      case ir::OpKind::load:
+      case ir::OpKind::stash_get: plan_.fixed[res] = plan_.default_layout(shape); return;
       case ir::OpKind::reduce:
         plan_.fixed[res] = slice_layout(layout_or_default(op.operands[0]), op.attrs.axis);
         return;

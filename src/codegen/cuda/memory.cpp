@@ -9,49 +9,11 @@
 #include "codegen/cuda/cuda_types.h"
 #include "codegen/cuda/emitter.h"
 #include "codegen/cuda/vector_access.h"
+#include "codegen/cuda/word_packing.h"
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::cuda {
 namespace {
-
-// How elements are packed into the 32- or 64-bit words of a PTX vector access.
-struct Packing {
-  int elem_bytes;
-  int word_bytes;
-  int words;
-  const char* constraint;  // asm operand constraint of one word
-  const char* word_type;   // C type of one word
-};
-
-Packing packing(int elem_bytes, int width) {
-  int bytes = elem_bytes * width;
-  if (elem_bytes == 8) return {8, 8, width, "l", "unsigned long long"};
-  if (bytes >= 4) return {elem_bytes, 4, bytes / 4, "r", "unsigned"};
-  if (elem_bytes == 2) return {2, 2, 1, "h", "unsigned short"};
-  return {0, 0, 0, "", ""};  // bytes: no PTX path
-}
-
-// C expression turning element `e` (storage type) into its word bits, and back.
-std::string to_bits(DType t, bool is_ptr, const std::string& e) {
-  if (is_ptr) return fmt::format("(unsigned long long)({})", e);
-  switch (t) {
-    case DType::f32: return fmt::format("__float_as_uint({})", e);
-    case DType::f64: return fmt::format("(unsigned long long)__double_as_longlong({})", e);
-    case DType::i64: return fmt::format("(unsigned long long)({})", e);
-    case DType::i32: return fmt::format("(unsigned)({})", e);
-    default: return fmt::format("(unsigned)({})", e);  // f16 / bf16 bit patterns
-  }
-}
-
-std::string from_bits(DType t, const std::string& w) {
-  switch (t) {
-    case DType::f32: return fmt::format("__uint_as_float({})", w);
-    case DType::f64: return fmt::format("__longlong_as_double((long long)({}))", w);
-    case DType::i64: return fmt::format("(long long)({})", w);
-    case DType::i32: return fmt::format("(int)({})", w);
-    default: return fmt::format("(unsigned short)({})", w);
-  }
-}
 
 std::string vector_suffix(int words) { return words == 1 ? "" : fmt::format(".v{}", words); }
 
@@ -107,19 +69,22 @@ void Emitter::load_op(const ir::Op& op, const Layout& l, const std::string& name
                                       : fmt::format("{}[r] = *{}[r];", name, ptr));
     return;
   }
-  int per_word = pk.word_bytes / pk.elem_bytes;
+  const int per_word = pk.per_word();
   line("#pragma unroll");
   open(fmt::format("for (int r = 0; r < {}; r += {})", n, width));
   // Words start as `other` (or zero); a predicated load overwrites them.
   for (int w = 0; w < pk.words; ++w) {
-    std::vector<std::string> parts;
-    for (int e = 0; e < per_word; ++e) {
-      std::string elem = op.attrs.has_other ? fmt::format("{}[r + {}]", other, w * per_word + e) : "0";
-      std::string bits = op.attrs.has_other ? to_bits(t, false, elem) : "0";
-      parts.push_back(e == 0 ? fmt::format("({})({})", pk.word_type, bits)
-                             : fmt::format("(({})({}) << {})", pk.word_type, bits, 8 * pk.elem_bytes * e));
+    std::string word;
+    if (op.attrs.has_other) {
+      word = pack_word(t, pk, [&](int e) { return fmt::format("{}[r + {}]", other, w * per_word + e); });
+    } else {
+      std::vector<std::string> zeros;
+      for (int e = 0; e < per_word; ++e)
+        zeros.push_back(e == 0 ? fmt::format("({})(0)", pk.word_type)
+                               : fmt::format("(({})(0) << {})", pk.word_type, 8 * pk.elem_bytes * e));
+      word = fmt::format("{}", fmt::join(zeros, " | "));
     }
-    line(fmt::format("{} tj_w{} = {};", pk.word_type, w, fmt::join(parts, " | ")));
+    line(fmt::format("{} tj_w{} = {};", pk.word_type, w, word));
   }
   std::vector<std::string> outs;
   for (int w = 0; w < pk.words; ++w) outs.push_back(fmt::format("\"+{}\"(tj_w{})", pk.constraint, w));
@@ -140,11 +105,8 @@ void Emitter::load_op(const ir::Op& op, const Layout& l, const std::string& name
         }
       });
   for (int w = 0; w < pk.words; ++w)
-    for (int e = 0; e < per_word; ++e) {
-      std::string bits =
-          per_word == 1 ? fmt::format("tj_w{}", w) : fmt::format("(tj_w{} >> {})", w, 8 * pk.elem_bytes * e);
-      line(fmt::format("{}[r + {}] = {};", name, w * per_word + e, from_bits(t, bits)));
-    }
+    for (int e = 0; e < per_word; ++e)
+      line(fmt::format("{}[r + {}] = {};", name, w * per_word + e, unpack_element(t, pk, fmt::format("tj_w{}", w), e)));
   close();
 }
 
@@ -175,19 +137,13 @@ void Emitter::store_op(const ir::Op& op) {
     per_register(l.num_regs(), fmt::format("{{ {}*{}[r] = {}[r]; }}", guard, p, v));
     return;
   }
-  int per_word = pk.word_bytes / pk.elem_bytes;
+  const int per_word = pk.per_word();
   line("#pragma unroll");
   open(fmt::format("for (int r = 0; r < {}; r += {})", l.num_regs(), width));
   std::vector<std::string> ins;
-  for (int w = 0; w < pk.words; ++w) {
-    std::vector<std::string> parts;
-    for (int e = 0; e < per_word; ++e) {
-      std::string bits = to_bits(t, false, fmt::format("{}[r + {}]", v, w * per_word + e));
-      parts.push_back(e == 0 ? fmt::format("({})({})", pk.word_type, bits)
-                             : fmt::format("(({})({}) << {})", pk.word_type, bits, 8 * pk.elem_bytes * e));
-    }
-    ins.push_back(fmt::format("\"{}\"({})", pk.constraint, fmt::join(parts, " | ")));
-  }
+  for (int w = 0; w < pk.words; ++w)
+    ins.push_back(fmt::format("\"{}\"({})", pk.constraint,
+                              pack_word(t, pk, [&](int e) { return fmt::format("{}[r + {}]", v, w * per_word + e); })));
   std::string pred = conds.empty() ? "1" : fmt::format("({})", fmt::join(conds, " && "));
   with_l2_hint(
       op.attrs.eviction, [&](const char* d) { out_ += std::string(d) + "\n"; },

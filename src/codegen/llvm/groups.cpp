@@ -76,6 +76,7 @@ void Lowering::group(const Group& g) {
     for (const ir::Op* op : g.ops) {
       switch (op->kind) {
         case ir::OpKind::store: store_chunk(*op, id); break;
+        case ir::OpKind::stash_put: stash_put_chunk(*op, id); break;
         case ir::OpKind::reduce: {
           Reduction& r =
               *std::find_if(reductions.begin(), reductions.end(), [&](const Reduction& x) { return x.op == op; });
@@ -96,6 +97,8 @@ void Lowering::group(const Group& g) {
           Chunk c;
           if (op->kind == ir::OpKind::load) {
             c = load_chunk(*op, id);
+          } else if (op->kind == ir::OpKind::stash_get) {
+            c = stash_get_chunk(*op, id);
           } else {
             std::vector<Chunk> args;
             for (ir::ValueId o : op->operands) args.push_back(eval(o, id));

@@ -100,6 +100,12 @@ class Lowering {
   void scalar_load(const ir::Op& op);
   void scalar_store(const ir::Op& op);
 
+  // ---- stashes (stash.cpp) ----
+  llvm::Value* stash_base(std::size_t id);  // allocates in scratch on first use
+  std::pair<llvm::Value*, llvm::Value*> stash_address(const ir::Op& op, Coords coords);
+  void stash_put_chunk(const ir::Op& op, Coords coords);
+  Chunk stash_get_chunk(const ir::Op& op, Coords coords);
+
   // ---- control flow and groups (lowering.cpp, groups.cpp, loops.cpp) ----
   void region(const ir::Region& r);
   void scalar_op(const ir::Op& op);
@@ -130,8 +136,9 @@ class Lowering {
   llvm::Value* scratch_ = nullptr;
   std::array<llvm::Value*, 3> program_id_{}, num_programs_{};
   std::int64_t scratch_bytes_ = 0;
-  llvm::AllocaInst* split_exchange_pairs_ = nullptr;  // split group exchanges' results, by ticket
-  llvm::AllocaInst* split_exchange_turn_ = nullptr;   // split exchanges started
+  std::unordered_map<std::size_t, llvm::Value*> stashes_;  // stash index -> its array in scratch
+  llvm::AllocaInst* split_exchange_pairs_ = nullptr;       // split group exchanges' results, by ticket
+  llvm::AllocaInst* split_exchange_turn_ = nullptr;        // split exchanges started
 
   std::unordered_map<ir::ValueId, llvm::Value*> scalars_;
   std::unordered_map<ir::ValueId, llvm::Value*> arrays_;

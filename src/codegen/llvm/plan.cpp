@@ -57,6 +57,8 @@ class Planner {
     switch (op.kind) {
       case ir::OpKind::store: return is_block(f_, op.operands[0]);
       case ir::OpKind::load: return is_block(f_, op.results[0]);
+      case ir::OpKind::stash_put:
+      case ir::OpKind::stash_get: return true;
       case ir::OpKind::reduce: return true;
       default: return is_elementwise(op.kind) && is_block(f_, op.results[0]) && !p_.is_free(op.results[0]);
     }
@@ -64,6 +66,7 @@ class Planner {
 
   ir::Shape iteration_shape(const ir::Op& op) const {
     if (op.kind == ir::OpKind::store || op.kind == ir::OpKind::reduce) return f_.type(op.operands[0]).shape;
+    if (op.kind == ir::OpKind::stash_put) return f_.type(op.operands[1]).shape;
     return f_.type(op.results[0]).shape;
   }
 
@@ -90,7 +93,8 @@ class Planner {
   bool can_join(const ir::Op& op, int g) const {
     const Group& group = p_.groups[static_cast<std::size_t>(g)];
     if (group.shape != iteration_shape(op)) return false;
-    if (op.kind == ir::OpKind::load && group.has_store) return false;  // keep memory order
+    const bool reads = op.kind == ir::OpKind::load || op.kind == ir::OpKind::stash_get;
+    if (reads && group.has_store) return false;  // keep memory order
     for (ir::ValueId v : op.operands)
       if (conflicts(v, g, true)) return false;
     return true;
@@ -128,7 +132,7 @@ class Planner {
         }
         Group& g = p_.groups[static_cast<std::size_t>(open)];
         g.ops.push_back(&op);
-        g.has_store |= op.kind == ir::OpKind::store;
+        g.has_store |= op.kind == ir::OpKind::store || op.kind == ir::OpKind::stash_put;
         for (ir::ValueId v : op.results) p_.group_of[v] = open;
       } else if (!op.results.empty() && is_block(f_, op.results[0])) {
         // Free values and views: computed where they are used.

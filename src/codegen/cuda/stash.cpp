@@ -1,0 +1,122 @@
+// Stashes (tl::stash): blocks a program keeps in shared memory until it reads them back.
+//
+// Each stash has its place in the dynamic shared memory after the reduction and conversion
+// scratch (tj_stash_offset, known once the body is out). A slot holds its block in element order,
+// and puts and gets use the default layout of the block's shape, which is one per kernel: every
+// thread reads back exactly the elements it wrote, so no barrier is needed, and the thread's
+// contiguous elements move as one vector access (16 bytes for the default layout, conflict-free:
+// a warp's accesses cover one contiguous span).
+#include <fmt/format.h>
+
+#include "codegen/cuda/cuda_types.h"
+#include "codegen/cuda/emitter.h"
+#include "codegen/cuda/word_packing.h"
+#include "tilejit/error.h"
+
+namespace tilejit::codegen::cuda {
+namespace {
+
+// The C type of `words` words of `word_bytes` each, as one access (uint4 for 16 bytes).
+std::string vector_type(int word_bytes, int words) {
+  if (word_bytes == 8) return words == 2 ? "ulonglong2" : "unsigned long long";
+  if (word_bytes == 2) return "unsigned short";
+  return words == 4 ? "uint4" : words == 2 ? "uint2" : "unsigned";
+}
+
+// Member `w` of a vector access value `v` of `words` words.
+std::string word_of(const std::string& v, int words, int w) {
+  static const char* members[] = {"x", "y", "z", "w"};
+  return words == 1 ? v : fmt::format("{}.{}", v, members[w]);
+}
+
+}  // namespace
+
+Layout Emitter::stash_layout(const ir::Stash& s) const { return plan_.default_layout(s.block.shape); }
+
+int Emitter::stash_vector_width(const ir::Stash& s, const Layout& l) const {
+  const int fast = l.rank() - 1;
+  const auto elem = static_cast<int>(dtype_size(s.block.elem));
+  int width = 1;
+  for (std::size_t i = 0; i < l.reg.size() && width * elem < 16; ++i) {
+    Coord want{0, 0};
+    want[static_cast<std::size_t>(fast)] = std::int64_t{1} << i;
+    if (l.reg[i] != want) break;
+    width <<= 1;
+  }
+  return elem == 1 && width < 4 ? 1 : width;
+}
+
+std::string Emitter::stash_pointer(const ir::Op& op, const std::string& slot) {
+  const auto id = static_cast<std::size_t>(op.attrs.int_value);
+  std::int64_t offset = 0;
+  for (std::size_t i = 0; i < id; ++i) offset += (f_.stashes[i].bytes() + 15) / 16 * 16;
+  const ir::Stash& s = f_.stashes[id];
+  return fmt::format("(reinterpret_cast<{}*>(tj_smem + tj_stash_offset + {}) + {} * {})", c_type(s.block.elem), offset,
+                     slot, s.block.numel());
+}
+
+void Emitter::stash_put_op(const ir::Op& op) {
+  const ir::Stash& s = f_.stashes.at(static_cast<std::size_t>(op.attrs.int_value));
+  const Layout l = stash_layout(s);
+  const std::string slot = scalar(op.operands[0]);
+  const std::string v = block(op.operands[1], l);
+  const int width = stash_vector_width(s, l);
+  const Packing pk = packing(static_cast<int>(dtype_size(s.block.elem)), width);
+  open(fmt::format("if ((unsigned){} < {}u)", slot, s.slots));
+  line(fmt::format("{}* tj_stash = {};", c_type(s.block.elem), stash_pointer(op, slot)));
+  if (pk.words == 0) {
+    per_register(l.num_regs(), fmt::format("tj_stash[{}] = {}[r];", linear_index(l, "r"), v));
+  } else {
+    const std::string vt = vector_type(pk.word_bytes, pk.words);
+    line("#pragma unroll");
+    open(fmt::format("for (int r = 0; r < {}; r += {})", l.num_regs(), width));
+    std::vector<std::string> words;
+    for (int w = 0; w < pk.words; ++w)
+      words.push_back(
+          pack_word(s.block.elem, pk, [&](int e) { return fmt::format("{}[r + {}]", v, w * pk.per_word() + e); }));
+    std::string value =
+        pk.words == 1 ? fmt::format("({}){}", vt, words[0]) : fmt::format("make_{}({})", vt, fmt::join(words, ", "));
+    line(fmt::format("*reinterpret_cast<{}*>(tj_stash + {}) = {};", vt, linear_index(l, "r"), value));
+    close();
+  }
+  close();
+}
+
+void Emitter::stash_get_op(const ir::Op& op, const Layout& l, const std::string& name) {
+  const ir::Stash& s = f_.stashes.at(static_cast<std::size_t>(op.attrs.int_value));
+  if (!(l == stash_layout(s))) throw InternalError("codegen: a stash read outside the stash's layout");
+  const std::string slot = scalar(op.operands[0]);
+  const std::string t = c_type(s.block.elem);
+  const int n = l.num_regs();
+  const int width = stash_vector_width(s, l);
+  const Packing pk = packing(static_cast<int>(dtype_size(s.block.elem)), width);
+  line(fmt::format("{} {}[{}];", t, name, n));
+  open(fmt::format("if ((unsigned){} < {}u)", slot, s.slots));
+  line(fmt::format("const {}* tj_stash = {};", t, stash_pointer(op, slot)));
+  if (pk.words == 0) {
+    per_register(n, fmt::format("{}[r] = tj_stash[{}];", name, linear_index(l, "r")));
+  } else {
+    const std::string vt = vector_type(pk.word_bytes, pk.words);
+    line("#pragma unroll");
+    open(fmt::format("for (int r = 0; r < {}; r += {})", n, width));
+    line(fmt::format("const {} tj_v = *reinterpret_cast<const {}*>(tj_stash + {});", vt, vt, linear_index(l, "r")));
+    for (int w = 0; w < pk.words; ++w)
+      for (int e = 0; e < pk.per_word(); ++e)
+        line(fmt::format("{}[r + {}] = {};", name, w * pk.per_word() + e,
+                         unpack_element(s.block.elem, pk, word_of("tj_v", pk.words, w), e)));
+    close();
+  }
+  close("} else {");
+  ++indent_;
+  scopes_.emplace_back();
+  per_register(n, fmt::format("{}[r] = ({})0;", name, t));
+  close();
+}
+
+int Emitter::stash_bytes() const {
+  std::int64_t bytes = 0;
+  for (const ir::Stash& s : f_.stashes) bytes += (s.bytes() + 15) / 16 * 16;
+  return static_cast<int>(bytes);
+}
+
+}  // namespace tilejit::codegen::cuda

@@ -1,0 +1,49 @@
+// A kernel that round-trips blocks through a stash (tl::stash): numerics in test_stash.cpp, the
+// generated code in tests/codegen.
+#pragma once
+
+#include "tilejit/kernel.h"
+#include "tilejit/tl.h"
+
+namespace tilejit_test {
+
+namespace tl = tilejit::tl;
+
+// Program p stashes SLOTS blocks of its part of `in` ([R, C] blocks; 1-D blocks of C when R is
+// 1), then writes them to `out` last slot first. `outside` gets, per program, what slots -1 and
+// SLOTS read after a put into slot SLOTS.
+inline void stash_round_trip_kernel(tl::Ptr out, tl::Ptr outside, tl::Ptr in, tl::Int n, tl::Constexpr SLOTS,
+                                    tl::Constexpr R, tl::Constexpr C, tl::Constexpr DTYPE) {
+  auto cols = tl::arange(0, C);
+  tl::Tensor offs = cols;
+  tl::Shape shape{C};
+  if (R > 1) {
+    offs = tl::arange(0, R)(tl::all, tl::newaxis) * C + cols(tl::newaxis, tl::all);
+    shape = {R, C};
+  }
+  const std::int64_t block = R.value * C.value, slots = SLOTS;
+  auto kept = tl::stash(shape, static_cast<tilejit::DType>(DTYPE.value), slots);
+  auto base = tl::program_id(0) * (slots * block);
+  tl::for_range(0, SLOTS, [&](tl::Int s) {
+    auto at = base + s * block + offs;
+    kept.put(s, tl::load(in + at, at < n, 0.0));
+  });
+  kept.put(slots, 7.0);  // outside the stash: not written
+  tl::for_range(0, SLOTS, [&](tl::Int i) {
+    auto s = (slots - 1) - i;
+    auto at = base + s * block + offs;
+    tl::store(out + at, kept.get(s), at < n);
+  });
+  tl::store(outside + tl::program_id(0) * block + offs, kept.get(-1) + kept.get(slots));
+}
+
+using StashRoundTripKernel =
+    tilejit::Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+
+inline const StashRoundTripKernel& stash_round_trip() {
+  static const StashRoundTripKernel k("stash_round_trip", stash_round_trip_kernel,
+                                      {"out", "outside", "in", "n", "SLOTS", "R", "C", "DTYPE"});
+  return k;
+}
+
+}  // namespace tilejit_test
