@@ -6,7 +6,9 @@
 //   tilejit-softmax --rows 4096 --cols 4096 [--kernel op|seed|simple|persistent] [--dtype f32|f16|bf16]
 //                   [--log] [--strategy NAME --block N --warps N --stages N --rows-per-program N --splits N
 //                   --grid persistent|per_row]
-//                   [--tune] [--dump ptx|cuda|ir] [--backend cuda|cpu] [--threads N] [--reps N]
+//                   [--kept-bytes N] [--tune] [--dump ptx|cuda|ir] [--backend cuda|cpu] [--threads N] [--reps N]
+// --kept-bytes: shared memory a walking program keeps its slice's first blocks in (-1: the
+// default budget, 0: none; SoftmaxOptions::kept_bytes).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -100,6 +102,7 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
   ops::SoftmaxOptions o;
   o.backend = backend;
   o.cpu_threads = static_cast<int>(args.integer("threads"));
+  o.kept_bytes = args.integer("kept-bytes");
   if (args.given("strategy")) {
     ops::SoftmaxConfig c;
     if (!ops::parse_strategy(args.str("strategy"), c.strategy))
@@ -277,7 +280,8 @@ int main(int argc, char** argv) {
                             {"reps", "100"},
                             {"seed", "1"},
                             {"backend", ""},
-                            {"threads", "0"}},
+                            {"threads", "0"},
+                            {"kept-bytes", "-1"}},
                            {"log", "tune"});
     return run(args);
   } catch (const Error& e) {

@@ -45,7 +45,7 @@ const SoftmaxClusterKernel& softmax_cluster_op() {
 const SoftmaxClusterOnlineKernel& softmax_cluster_online_op() {
   static const SoftmaxClusterOnlineKernel k(
       "softmax_cluster_online_op", softmax_cluster_online_op_kernel,
-      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "slice", "BLOCK", "CLUSTER", "LOG", "WIDE"});
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "slice", "BLOCK", "CLUSTER", "LOG", "WIDE", "KEPT"});
   return k;
 }
 
@@ -59,7 +59,7 @@ const SoftmaxGroupKernel& softmax_group_op() {
 const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
   static const SoftmaxGroupOnlineKernel k("softmax_group_online_op", softmax_group_online_op_kernel,
                                           {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
-                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "OVERLAP"});
+                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "OVERLAP", "KEPT"});
   return k;
 }
 
@@ -219,7 +219,7 @@ void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows,
   check_arguments(what, out, in, rows, cols, in_stride, out_stride);
   SoftmaxPlan plan = make_plan(rows, cols, in.dtype, out.dtype, options, true);
   detail::Problem p{out, in, rows, cols, in_stride, out_stride, log};
-  detail::launch_config(plan.config, p, plan.backend, stream, options.cpu_threads);
+  detail::launch_config(plan.config, p, plan.backend, stream, options);
 }
 
 }  // namespace
@@ -247,7 +247,7 @@ std::vector<const CompiledKernel*> compile_softmax(Pointer out, Pointer in, std:
   SoftmaxPlan plan = make_plan(rows, cols, in.dtype, out.dtype, options, false);
   detail::Problem p{out, in, rows, cols, in_row_stride, out_row_stride, log};
   std::vector<const CompiledKernel*> kernels;
-  detail::launch_config(plan.config, p, plan.backend, nullptr, options.cpu_threads, &kernels);
+  detail::launch_config(plan.config, p, plan.backend, nullptr, options, &kernels);
   return kernels;
 }
 

@@ -47,8 +47,13 @@ struct Problem {
 
 /// Launches `c` (already checked) on `backend` (softmax_launch.cpp); with `compile_only`, compiles
 /// the kernels it would launch and collects them instead.
-void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads,
-                   std::vector<const CompiledKernel*>* compile_only = nullptr);
+void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
+                   const SoftmaxOptions& options, std::vector<const CompiledKernel*>* compile_only = nullptr);
+
+/// How many of its slice's blocks each program of a walking cluster or group keeps in shared
+/// memory between its two passes (softmax_launch.cpp; see SoftmaxOptions::kept_bytes).
+std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype, Backend backend,
+                         std::int64_t kept_bytes);
 
 /// Whether a row offset (row * stride + column) of this problem can pass 2^31 - 1.
 bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p);

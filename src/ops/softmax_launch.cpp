@@ -137,12 +137,38 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
                     });
 }
 
+}  // namespace
+
+// A walk at 1024 threads an SM keeps its loads in flight (the occupancy the H200 table's walks
+// run at: four programs of 256 threads, two of 512), so each program takes that share of the SM's
+// shared memory. Without a device (compiling for inspection) and on the CPU backend, an H200's
+// figures stand in, so both backends run the kernel an H200 would.
+std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype, Backend backend,
+                         std::int64_t kept_bytes) {
+  std::int64_t budget = kept_bytes;
+  if (budget < 0) {
+    std::int64_t per_sm = 228 * 1024, per_block = 227 * 1024;
+    if (backend == Backend::cuda && has_gpu()) {
+      per_sm = device_properties().smem_per_sm;
+      per_block = device_properties().smem_per_block_optin;
+    }
+    const std::int64_t programs = std::max<std::int64_t>(1, 1024 / (32 * c.num_warps));
+    budget = std::min(per_sm / programs, per_block) - 2048;  // the reductions' scratch, the block's reserve
+  }
+  budget = std::min(budget, tl::kMaxStashBytes);
+  const auto block_bytes = c.block * static_cast<std::int64_t>(dtype_size(dtype));
+  return std::clamp<std::int64_t>(budget / block_bytes, 0, slice / c.block);
+}
+
+namespace {
+
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
 // row, else walks slices of whole steps twice. With 2 stages or more, each row's exchange runs
 // while the next row is read, and the loops get one stage fewer.
-void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads,
-                   std::vector<const CompiledKernel*>* compile_only) {
+void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
+                   const SoftmaxOptions& so, std::vector<const CompiledKernel*>* compile_only) {
+  const int cpu_threads = so.cpu_threads;
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
   const bool in_registers = c.block * c.splits >= p.cols;
@@ -151,11 +177,12 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   options.num_stages -= static_cast<int>(overlap);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
+  const std::int64_t kept = overlap ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
   auto args_with = [&](Pointer ws) {
     return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
                                            c.block, c.splits, log, wide,        options.num_stages, overlap}
-                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
-                                           slice, c.block, c.splits, log,         wide,         overlap};
+                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows,  p.cols,
+                                           slice, c.block, c.splits, log,         wide,         overlap, kept};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.
@@ -186,8 +213,9 @@ bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p) {
   return padded_rows > (limit - padded_cols) / stride;
 }
 
-void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream, int cpu_threads,
-                   std::vector<const CompiledKernel*>* compile_only) {
+void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
+                   const SoftmaxOptions& options, std::vector<const CompiledKernel*>* compile_only) {
+  const int cpu_threads = options.cpu_threads;
   // With `compile_only`, every kernel the launch would use is compiled and collected instead.
   auto over = [&](const CompiledKernel& k, std::int64_t work, const std::vector<Arg>& args, std::uint64_t cap = 0) {
     if (compile_only) compile_only->push_back(&k);
@@ -195,17 +223,17 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   };
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
-  const CompileOptions options = compile_options(c, backend);
+  const CompileOptions compile = compile_options(c, backend);
   switch (c.strategy) {
     case SoftmaxStrategy::rows_2d: {
       std::vector<Arg> args{p.out,   p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.rows_per_program,
                             c.block, log,  wide,        c.num_stages};
-      over(softmax_rows_2d_op().compile(args, options), cdiv(p.rows, c.rows_per_program), args);
+      over(softmax_rows_2d_op().compile(args, compile), cdiv(p.rows, c.rows_per_program), args);
       return;
     }
     case SoftmaxStrategy::row_in_registers: {
       std::vector<Arg> args{p.out, p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.block, log, wide, c.num_stages};
-      over(softmax_row_op().compile(args, options), p.rows, args);
+      over(softmax_row_op().compile(args, compile), p.rows, args);
       return;
     }
     case SoftmaxStrategy::online: {
@@ -220,25 +248,27 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
         cap = std::max<std::uint64_t>(static_cast<std::uint64_t>(dev.sm_count),
                                       static_cast<std::uint64_t>(dev.l2_bytes) / 2 / row_bytes);
       }
-      over(softmax_online_op().compile(args, options), p.rows, args, cap);
+      over(softmax_online_op().compile(args, compile), p.rows, args, cap);
       return;
     }
     case SoftmaxStrategy::cluster: {
       if (c.block * c.splits >= p.cols) {  // each program's slice in registers
         std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows,       p.cols,
                               c.block, c.splits, log,         wide,         c.num_stages, one_exchange(c)};
-        over(softmax_cluster_op().compile(args, options), p.rows, args);
+        over(softmax_cluster_op().compile(args, compile), p.rows, args);
         return;
       }
       // Slices of whole steps, walked twice.
       const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-      std::vector<Arg> args{p.out, p.in,    p.in_stride, p.out_stride, p.rows, p.cols,
-                            slice, c.block, c.splits,    log,          wide};
-      over(softmax_cluster_online_op().compile(args, options), p.rows, args);
+      std::vector<Arg> args{p.out,        p.in,    p.in_stride,
+                            p.out_stride, p.rows,  p.cols,
+                            slice,        c.block, c.splits,
+                            log,          wide,    kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes)};
+      over(softmax_cluster_online_op().compile(args, compile), p.rows, args);
       return;
     }
     case SoftmaxStrategy::split_row: launch_split_rows(c, p, backend, stream, cpu_threads, compile_only); return;
-    case SoftmaxStrategy::group: launch_groups(c, p, backend, stream, cpu_threads, compile_only); return;
+    case SoftmaxStrategy::group: launch_groups(c, p, backend, stream, options, compile_only); return;
     case SoftmaxStrategy::automatic: break;
   }
   throw InternalError("softmax: launch_config without a strategy");

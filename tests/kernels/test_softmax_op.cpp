@@ -29,6 +29,7 @@ struct Case {
   DType in_type = DType::f32, out_type = DType::f32;
   bool log = false;
   std::optional<SoftmaxConfig> config = std::nullopt;  // empty: the op's dispatch
+  std::int64_t kept_bytes = -1;                        // SoftmaxOptions::kept_bytes
 };
 
 Pointer pointer(const Buffer& b) { return {b.address(), b.dtype(), b.memory()}; }
@@ -66,6 +67,8 @@ SoftmaxStrategy check(const Case& c) {
   ops::SoftmaxOptions options;
   options.backend = backend();
   options.config = c.config;
+  options.kept_bytes = c.kept_bytes;
+  CAPTURE(c.kept_bytes);
   auto plan = ops::plan_softmax(c.rows, c.cols, c.in_type, c.out_type, options);
   std::string config = ops::describe(plan.config);
   CAPTURE(config);
@@ -204,6 +207,9 @@ TEST_CASE("softmax op: rows over thread-block clusters, across slice and cluster
   check({.rows = 6, .cols = 20000, .config = one_exchange});
   check({.rows = 5, .cols = 16385, .log = true, .config = one_exchange});
   check({.rows = 4, .cols = 20000, .in_type = DType::bf16, .out_type = DType::bf16, .config = one_exchange});
+  // Walked slices keeping none, one or two of their blocks in shared memory (all of them above).
+  for (std::int64_t kept_bytes : {0, 256, 512})
+    check({.rows = 6, .cols = 4097, .config = forced(SoftmaxStrategy::cluster, 64, 1, 3), .kept_bytes = kept_bytes});
   ops::SoftmaxOptions o;
   o.config = forced(SoftmaxStrategy::cluster, 64, 1, 17);
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
@@ -265,6 +271,20 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
              .out_type = DType::bf16,
              .log = rows != 1,
              .config = overlapped});
+    }
+  // Walked slices keep their first blocks in shared memory between the passes: none, one block
+  // of the slice, three (at 64 f32 columns a block), or as many as the default budget holds (all
+  // of them, above). Slices of 1 to 5 blocks, the last one partial.
+  for (std::int64_t kept_bytes : {0, 256, 768})
+    for (std::int64_t n : {65, 1001, 2561}) {
+      check({.rows = 6, .cols = n, .config = forced(SoftmaxStrategy::group, 64, 1, 3), .kept_bytes = kept_bytes});
+      check({.rows = 5,
+             .cols = n,
+             .in_stride = n + 3,
+             .in_type = DType::bf16,
+             .log = true,
+             .config = forced(SoftmaxStrategy::group, 64, 1, 3),
+             .kept_bytes = kept_bytes / 2});
     }
   ops::SoftmaxOptions o;
   o.config = forced(SoftmaxStrategy::group, 64, 1, 5000);

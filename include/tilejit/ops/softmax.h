@@ -84,6 +84,11 @@ struct SoftmaxOptions {
   std::optional<SoftmaxConfig> config;
   /// CPU backend: at most this many threads (0: the default, see default_cpu_threads).
   int cpu_threads = 0;
+  /// Walking clusters and groups (cluster or group with block * splits < cols): the most shared
+  /// memory each program keeps the first blocks of its slice in between its two passes, so those
+  /// are read from memory once (tl::stash). -1: the program's share of an SM at 1024 threads an
+  /// SM (a quarter of it for 256 threads), less 2 KiB; 0: none, every block is read twice.
+  std::int64_t kept_bytes = -1;
 };
 
 /// Where a plan's configuration came from.

@@ -13,6 +13,8 @@
 // group through global memory within one cooperative launch (tl::group_*, up to 4096 programs).
 #pragma once
 
+#include <optional>
+
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
 
@@ -72,25 +74,70 @@ inline void softmax_row_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl
 
 namespace detail {
 
-/// Online max and sum of exp over columns [begin, end) of one row, BLOCK at a time: a scalar
-/// running max (one block reduction per step) and a per-lane running sum rescaled by one scalar
-/// exp, so each element costs one exp. Returns {max, sum}; an all -inf range gives {-inf, 0}.
-/// Its loads ask L2 to keep the lines (Eviction::last): the second pass reads them again.
-inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
-                                                        const tl::Operand& end, std::int64_t block) {
-  auto lanes = tl::arange(0, block);
-  tl::Tensor running_max = tl::full({}, -tl::inf, DType::f32);
-  tl::Tensor lane_sum = tl::zeros({block}, DType::f32);
-  tl::for_range(begin, end, block, [&](tl::Int start) {
-    auto cols = start + lanes;
-    auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32);
+/// The online max and sum of exp of a row's blocks, one block at a time: a scalar running max
+/// (one block reduction per step) and a per-lane running sum rescaled by one scalar exp, so each
+/// element costs one exp. Created outside a loop and added to inside it, its values are carried.
+struct OnlineMaxSum {
+  tl::Tensor running_max, lane_sum;
+  explicit OnlineMaxSum(std::int64_t block)
+      : running_max(tl::full({}, -tl::inf, DType::f32)), lane_sum(tl::zeros({block}, DType::f32)) {}
+  void add(const tl::Tensor& x) {  // an f32 block, -inf where masked
     auto new_max = tl::maximum(running_max, tl::max(x, 0));
     // While everything seen is -inf, shift by 0 instead: exp(-inf - -inf) would be NaN.
     auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
     lane_sum = lane_sum * tl::exp(running_max - shift) + tl::exp_fast(x - shift);
     running_max = new_max;
+  }
+  /// {max, sum}; an all -inf row gives {-inf, 0}.
+  std::pair<tl::Tensor, tl::Tensor> result() const { return {running_max, tl::sum(lane_sum, 0)}; }
+};
+
+/// The online max and sum over columns [begin, end) of one row, BLOCK at a time. Its loads ask
+/// L2 to keep the lines (Eviction::last): the second pass reads them again.
+inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
+                                                        const tl::Operand& end, std::int64_t block) {
+  auto lanes = tl::arange(0, block);
+  OnlineMaxSum stats(block);
+  tl::for_range(begin, end, block, [&](tl::Int start) {
+    auto cols = start + lanes;
+    stats.add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
   });
-  return {running_max, tl::sum(lane_sum, 0)};
+  return stats.result();
+}
+
+/// Where a walked slice [begin, end) keeps its first blocks between the two passes: block i (the
+/// columns from begin + i * BLOCK) in slot i of `stash`, as loaded; the rest is read twice.
+struct KeptBlocks {
+  const tl::Stash& stash;
+  tl::Tensor end;  // the first column not kept
+  tl::Tensor slot(const tl::Operand& begin, const tl::Tensor& start, std::int64_t block) const {
+    return (start - begin) / block;
+  }
+};
+
+inline KeptBlocks kept_blocks(const tl::Stash& stash, const tl::Operand& begin, const tl::Operand& end,
+                              std::int64_t block) {
+  return {stash, tl::minimum(begin + stash.slots() * block, end)};
+}
+
+/// online_max_sum over a slice whose first blocks it also puts into `kept`. Those loads are the
+/// last of their lines (Eviction::first); the others ask L2 to keep theirs.
+inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor& row_in, const tl::Operand& begin,
+                                                                const tl::Operand& end, std::int64_t block,
+                                                                const KeptBlocks& kept) {
+  auto lanes = tl::arange(0, block);
+  OnlineMaxSum stats(block);
+  tl::for_range(begin, kept.end, block, [&](tl::Int start) {
+    auto cols = start + lanes;
+    auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::first);
+    kept.stash.put(kept.slot(begin, start, block), x);
+    stats.add(x.to(DType::f32));
+  });
+  tl::for_range(kept.end, end, block, [&](tl::Int start) {
+    auto cols = start + lanes;
+    stats.add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
+  });
+  return stats.result();
 }
 
 /// The second pass of the two-pass strategies: columns [begin, end) of one row, BLOCK at a
@@ -105,6 +152,20 @@ inline void normalize_range(const tl::Tensor& row_out, const tl::Tensor& row_in,
     auto mask = cols < end;
     auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
     tl::store(row_out + cols, normalize(x, row_max, row_sum, log), mask, Eviction::first);
+  });
+}
+
+/// normalize_range over a slice whose first blocks are in `kept`: the blocks read twice first (the
+/// first pass read them last, so L2 is likeliest to hold them still), then the kept ones.
+inline void normalize_range_keeping(const tl::Tensor& row_out, const tl::Tensor& row_in, const tl::Operand& begin,
+                                    const tl::Operand& end, std::int64_t block, const KeptBlocks& kept,
+                                    const tl::Tensor& row_max, const tl::Tensor& row_sum, std::int64_t log) {
+  normalize_range(row_out, row_in, kept.end, end, block, row_max, row_sum, log);
+  auto lanes = tl::arange(0, block);
+  tl::for_range(begin, kept.end, block, [&](tl::Int start) {
+    auto cols = start + lanes;
+    auto x = kept.stash.get(kept.slot(begin, start, block)).to(DType::f32);
+    tl::store(row_out + cols, normalize(x, row_max, row_sum, log), cols < end, Eviction::first);
   });
 }
 
@@ -271,24 +332,35 @@ inline void row_slices_in_registers_overlapped(const tl::Ptr& out, const tl::Ptr
 
 /// Rows too wide for a set's registers: program `rank` walks its slice [rank * slice, (rank + 1)
 /// * slice) BLOCK at a time for the slice's online max and sum, the set combines them in one
-/// exchange, and a second pass over the slice normalizes. With one set per row only (sets in flight) rows are
-/// open at once, so the second pass finds its slice in L2 where one program per row would have
-/// far more rows open than L2 holds.
+/// exchange, and a second pass over the slice normalizes. The first `kept` blocks of the slice
+/// stay in shared memory between the passes (a tl::stash of that many blocks), so only the rest
+/// is read twice. With one set per row only (sets in flight) rows are open at once, so the
+/// second pass finds what it re-reads in L2 where one program per row would have far more rows
+/// open than L2 holds.
 template <class Exchange>
 void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
                        const tl::Int& n_rows, const tl::Int& n_cols, const tl::Int& slice, std::int64_t block,
-                       std::int64_t log, std::int64_t wide, const Exchange& set) {
+                       std::int64_t log, std::int64_t wide, std::int64_t kept, const Exchange& set) {
   auto rank = tl::program_id(0) % set.size;
   auto sets = tl::num_programs(0) / set.size;
+  std::optional<tl::Stash> stash;
+  if (kept > 0) stash.emplace(tl::stash({block}, in.dtype(), kept));
   tl::for_range(tl::program_id(0) / set.size, n_rows, sets, [&](tl::Int row) {
     auto row_in = in + row_offset(row, in_stride, wide);
     auto row_out = out + row_offset(row, out_stride, wide);
     auto begin = rank * slice;
     auto end = tl::minimum(begin + slice, n_cols);
-    auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block);
-    // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
+    if (!stash) {
+      auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block);
+      // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
+      auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
+      normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
+      return;
+    }
+    const KeptBlocks blocks = kept_blocks(*stash, begin, end, block);
+    auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, begin, end, block, blocks);
     auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
-    normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
+    normalize_range_keeping(row_out, row_in, begin, end, block, blocks, row_max, row_sum, log);
   });
 }
 
@@ -340,11 +412,13 @@ inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride
 }
 
 /// Rows too wide for a cluster's registers: each program of the row's cluster walks its slice
-/// twice (detail::row_slices_walked).
+/// twice, keeping its first KEPT blocks in shared memory between the passes
+/// (detail::row_slices_walked).
 inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride,
                                              tl::Int n_rows, tl::Int n_cols, tl::Int slice, tl::Constexpr BLOCK,
-                                             tl::Constexpr CLUSTER, tl::Constexpr LOG, tl::Constexpr WIDE) {
-  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE,
+                                             tl::Constexpr CLUSTER, tl::Constexpr LOG, tl::Constexpr WIDE,
+                                             tl::Constexpr KEPT) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
                             detail::ClusterExchange{CLUSTER});
 }
 
@@ -365,16 +439,17 @@ inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, 
 }
 
 /// As softmax_cluster_online_op, over a group (see softmax_group_op_kernel). OVERLAP: each row's
-/// exchange runs while the next row is read (detail::row_slices_walked_overlapped).
+/// exchange runs while the next row is read (detail::row_slices_walked_overlapped, which keeps
+/// nothing in shared memory: KEPT must be 0).
 inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
                                            tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
                                            tl::Constexpr BLOCK, tl::Constexpr GROUP, tl::Constexpr LOG,
-                                           tl::Constexpr WIDE, tl::Constexpr OVERLAP) {
+                                           tl::Constexpr WIDE, tl::Constexpr OVERLAP, tl::Constexpr KEPT) {
   const detail::GroupExchange group{GROUP, workspace};
   if (OVERLAP)
     detail::row_slices_walked_overlapped(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE,
                                          group);
-  else detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, group);
+  else detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, group);
 }
 
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -386,11 +461,12 @@ using SoftmaxOnlineKernel =
 using SoftmaxClusterKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                     tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
-                                          tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+                                          tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                   tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
-using SoftmaxGroupOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int,
-                                        tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxGroupOnlineKernel =
+    Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
+           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                            tl::Constexpr, tl::Constexpr, tl::Constexpr>;
