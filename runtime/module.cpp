@@ -97,11 +97,31 @@ KernelResources LoadedKernel::resources() const {
   return r;
 }
 
+// Above 48 KiB a kernel's dynamic shared memory must be opted into, before a launch and before
+// an occupancy query (which otherwise counts no block as fitting).
+void LoadedKernel::allow_dynamic_smem(unsigned dynamic_smem) const {
+  if (dynamic_smem <= kDefaultDynamicSmem) return;
+  std::lock_guard<std::mutex> lock(smem_mutex_);
+  if (dynamic_smem <= dynamic_smem_limit_) return;
+  const int optin = current_device().smem_per_block_optin;
+  if (static_cast<long long>(dynamic_smem) + static_shared_bytes_ > optin)
+    throw Error(
+        fmt::format("kernel {} needs {} bytes of dynamic shared memory: with its {} static bytes that "
+                    "exceeds the device's {} bytes per block",
+                    entry_name_, dynamic_smem, static_shared_bytes_, optin));
+  check(driver().cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    static_cast<int>(dynamic_smem)),
+        "cuFuncSetAttribute",
+        fmt::format("raising kernel {}'s dynamic shared memory to {} bytes", entry_name_, dynamic_smem));
+  dynamic_smem_limit_ = dynamic_smem;
+}
+
 int LoadedKernel::max_active_blocks_per_sm(int threads_per_block, int dynamic_smem_bytes) const {
   if (threads_per_block <= 0 || dynamic_smem_bytes < 0)
     throw Error(fmt::format("max_active_blocks_per_sm({}, {}) for kernel {}: sizes must be positive", threads_per_block,
                             dynamic_smem_bytes, entry_name_));
   make_context_current();
+  allow_dynamic_smem(static_cast<unsigned>(dynamic_smem_bytes));
   int blocks = 0;
   check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, threads_per_block,
                                                              static_cast<std::size_t>(dynamic_smem_bytes)),
@@ -111,6 +131,7 @@ int LoadedKernel::max_active_blocks_per_sm(int threads_per_block, int dynamic_sm
 
 int LoadedKernel::max_active_clusters(int cluster_size, int threads_per_block, int dynamic_smem_bytes) const {
   make_context_current();
+  allow_dynamic_smem(static_cast<unsigned>(dynamic_smem_bytes));
   CUlaunchConfig config{};
   config.gridDimX = static_cast<unsigned>(cluster_size);  // any multiple of the cluster size
   config.gridDimY = config.gridDimZ = 1;
@@ -143,23 +164,7 @@ void LoadedKernel::launch(Dim3 grid, unsigned threads, unsigned dynamic_smem, St
                     entry_name_, threads, max_threads_per_block_));
   make_context_current();
   const Driver& d = driver();
-
-  if (dynamic_smem > kDefaultDynamicSmem) {
-    std::lock_guard<std::mutex> lock(smem_mutex_);
-    if (dynamic_smem > dynamic_smem_limit_) {
-      const int optin = current_device().smem_per_block_optin;
-      if (static_cast<long long>(dynamic_smem) + static_shared_bytes_ > optin)
-        throw Error(
-            fmt::format("cannot launch kernel {} with {} bytes of dynamic shared memory: with its {} static "
-                        "bytes that exceeds the device's {} bytes per block",
-                        entry_name_, dynamic_smem, static_shared_bytes_, optin));
-      check(d.cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                 static_cast<int>(dynamic_smem)),
-            "cuFuncSetAttribute",
-            fmt::format("raising kernel {}'s dynamic shared memory to {} bytes", entry_name_, dynamic_smem));
-      dynamic_smem_limit_ = dynamic_smem;
-    }
-  }
+  allow_dynamic_smem(dynamic_smem);
 
   CUresult r =
       cooperative

@@ -70,6 +70,7 @@ class LoadedKernel {
   std::string entry_name_;
   int max_threads_per_block_ = 0;
   int static_shared_bytes_ = 0;
+  void allow_dynamic_smem(unsigned bytes) const;
   mutable std::mutex smem_mutex_;  // guards dynamic_smem_limit_ and its attribute
   mutable unsigned dynamic_smem_limit_ = 48 * 1024;
 };

@@ -13,6 +13,7 @@
 #include "kernels/softmax_rows_2d.h"
 #include "kernels/softmax_seed.h"
 #include "kernels/vector_add.h"
+#include "stash_round_trip_kernel.h"
 
 using namespace tilejit;
 using namespace tilejit::testing;
@@ -35,6 +36,28 @@ TEST_CASE("the widest seed kernels use no local memory on the device") {
 // ctest runs this binary with the default (tiered: whichever of the two generators a kernel has
 // reached), again with TILEJIT_CODEGEN=ptx (test_kernels_gpu_ptx) and =cuda
 // (test_kernels_gpu_cuda): every numeric test above and below runs code from each generator.
+TEST_CASE("occupancy counts blocks whose stashes take more than 48 KiB of shared memory") {
+  // A stash above 48 KiB must be opted into before the occupancy query too, or the driver counts
+  // no block as fitting (and persistent grids shrank to one program an SM).
+  const auto& dev = device_properties();
+  for (std::int64_t slots : {4, 12}) {  // 64 KiB and 192 KiB of f32 blocks of 4096
+    CAPTURE(slots);
+    const std::int64_t bytes = slots * 4096 * 4;
+    if (bytes > dev.smem_per_block_optin) {
+      MESSAGE("skipped: the device offers " << dev.smem_per_block_optin << " bytes a block");
+      continue;
+    }
+    const auto& k = tilejit_test::stash_round_trip().compile(
+        {Pointer{0x100, DType::f32}, Pointer{0x200, DType::f32}, Pointer{0x300, DType::f32}, std::int64_t{1} << 20,
+         slots, std::int64_t{1}, std::int64_t{4096}, static_cast<std::int64_t>(DType::f32)},
+        compile_options(4));
+    // Shared memory is what limits these blocks (a 1 KiB reserve a block, at most).
+    const auto by_smem = static_cast<int>(dev.smem_per_sm / (bytes + 1024));
+    CHECK(k.resources().max_active_blocks_per_sm == by_smem);
+    CHECK(persistent_grid(k, 1u << 20) == static_cast<std::uint64_t>(by_smem * dev.sm_count));
+  }
+}
+
 TEST_CASE("TILEJIT_CODEGEN picks the generator the kernels are built with") {
   const char* env = std::getenv("TILEJIT_CODEGEN");
   const std::string want = env && *env ? env : codegen_name(kDefaultGpuCodegen);
