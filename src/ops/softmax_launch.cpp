@@ -141,22 +141,27 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
 
 // A walk at 1024 threads an SM keeps its loads in flight (the occupancy the H200 table's walks
 // run at: four programs of 256 threads, two of 512), so each program takes that share of the SM's
-// shared memory. Without a device (compiling for inspection) and on the CPU backend, an H200's
-// figures stand in, so both backends run the kernel an H200 would.
+// shared memory. Where those programs' slices fit in 128 KiB, L1 (the rest of the SM's 256 KiB)
+// holds them between the passes without a stash, and faster: f32 128 x 1M walked by groups of
+// 132 programs of 8192 columns ran at 0.81 of copy without one against 0.68 keeping it all, where
+// 16 x 4M (slices of 128 KiB, two programs an SM) went from 0.67 to 0.72 (H200, 2026-11-30).
+// Without a device (compiling for inspection) and on the CPU backend, an H200's figures stand in,
+// so both backends run the kernel an H200 would.
 std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype, Backend backend,
                          std::int64_t kept_bytes) {
+  const auto block_bytes = c.block * static_cast<std::int64_t>(dtype_size(dtype));
   std::int64_t budget = kept_bytes;
   if (budget < 0) {
+    const std::int64_t programs = std::max<std::int64_t>(1, 1024 / (32 * c.num_warps));
+    if (slice / c.block * block_bytes * programs <= 128 * 1024) return 0;
     std::int64_t per_sm = 228 * 1024, per_block = 227 * 1024;
     if (backend == Backend::cuda && has_gpu()) {
       per_sm = device_properties().smem_per_sm;
       per_block = device_properties().smem_per_block_optin;
     }
-    const std::int64_t programs = std::max<std::int64_t>(1, 1024 / (32 * c.num_warps));
     budget = std::min(per_sm / programs, per_block) - 2048;  // the reductions' scratch, the block's reserve
   }
   budget = std::min(budget, tl::kMaxStashBytes);
-  const auto block_bytes = c.block * static_cast<std::int64_t>(dtype_size(dtype));
   return std::clamp<std::int64_t>(budget / block_bytes, 0, slice / c.block);
 }
 
@@ -164,25 +169,26 @@ namespace {
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
-// row, else walks slices of whole steps twice. With 2 stages or more, each row's exchange runs
-// while the next row is read, and the loops get one stage fewer.
+// row, else walks slices of whole steps twice. In registers with 2 stages or more, each row's
+// exchange runs while the next row is read, and the loops get one stage fewer; walked, the stages
+// are the walks' loads in flight, as for the other strategies.
 void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
                    const SoftmaxOptions& so, std::vector<const CompiledKernel*>* compile_only) {
   const int cpu_threads = so.cpu_threads;
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
   const bool in_registers = c.block * c.splits >= p.cols;
-  const std::int64_t overlap = c.num_stages >= 2 ? 1 : 0;
+  const std::int64_t overlap = in_registers && c.num_stages >= 2 ? 1 : 0;
   CompileOptions options = compile_options(c, backend);
   options.num_stages -= static_cast<int>(overlap);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-  const std::int64_t kept = overlap ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
+  const std::int64_t kept = in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
   auto args_with = [&](Pointer ws) {
     return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
                                            c.block, c.splits, log, wide,        options.num_stages, overlap}
-                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows,  p.cols,
-                                           slice, c.block, c.splits, log,         wide,         overlap, kept};
+                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
+                                           slice, c.block, c.splits, log,         wide,         kept};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.

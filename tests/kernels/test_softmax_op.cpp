@@ -252,17 +252,17 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
          .out_offset = 1,
          .log = true,
          .config = forced(SoftmaxStrategy::group, 64, 1, 33)});
-  // With 2 stages, each row's exchange runs while the next row is read: walked (64 x 3 columns
-  // per step), or in registers (512 x 3 cover the row, the third program all padding at 1001 and
-  // 777 columns). Sets with two rows, one, or (rows < sets) none; log_softmax and bf16 with strided
-  // rows.
+  // With 2 stages: walked (64 x 3 columns per step), the next block's loads in flight; in registers
+  // (512 x 3 cover the row, the third program all padding at 1001 and 777 columns), each row's
+  // exchange runs while the next row is read. Sets with two rows, one, or (rows < sets) none;
+  // log_softmax and bf16 with strided rows.
   SoftmaxConfig walked = forced(SoftmaxStrategy::group, 64, 1, 3),
                 in_registers = forced(SoftmaxStrategy::group, 512, 1, 3);
   walked.num_stages = in_registers.num_stages = 2;
-  for (const SoftmaxConfig& overlapped : {walked, in_registers})
+  for (const SoftmaxConfig& staged : {walked, in_registers})
     for (std::int64_t rows : {1, 5, 13}) {
-      CAPTURE(overlapped.block);
-      check({.rows = rows, .cols = 1001, .config = overlapped});
+      CAPTURE(staged.block);
+      check({.rows = rows, .cols = 1001, .config = staged});
       check({.rows = rows,
              .cols = 777,
              .in_stride = 800,
@@ -270,7 +270,7 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
              .in_type = DType::bf16,
              .out_type = DType::bf16,
              .log = rows != 1,
-             .config = overlapped});
+             .config = staged});
     }
   // Walked slices keep their first blocks in shared memory between the passes: none, one block
   // of the slice, three (at 64 f32 columns a block), or as many as the default budget holds (all

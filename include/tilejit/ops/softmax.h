@@ -63,9 +63,9 @@ struct SoftmaxConfig {
   /// per program when block * splits >= cols, else per loop step over the program's slice.
   std::int64_t block = 0;
   int num_warps = 4;
-  /// Loads in flight (tl::LoopOptions::num_stages). A group walking its slices (block * splits <
-  /// cols) with 2 or more: each row's exchange runs while the next row is read, and its loops
-  /// get one stage fewer (two rows per group open in L2: slower on the H200).
+  /// Loads in flight (tl::LoopOptions::num_stages). A group holding its slices in registers
+  /// (block * splits >= cols) with 2 or more: each row's exchange runs while the next row is read
+  /// instead, and its loops get one stage fewer.
   int num_stages = 1;
   std::int64_t rows_per_program = 1;  ///< rows_2d: ROWS, a power of two
   std::int64_t splits = 1;            ///< split_row: programs per row; cluster, group: the cluster (group) size
@@ -87,7 +87,8 @@ struct SoftmaxOptions {
   /// Walking clusters and groups (cluster or group with block * splits < cols): the most shared
   /// memory each program keeps the first blocks of its slice in between its two passes, so those
   /// are read from memory once (tl::stash). -1: the program's share of an SM at 1024 threads an
-  /// SM (a quarter of it for 256 threads), less 2 KiB; 0: none, every block is read twice.
+  /// SM (a quarter of it for 256 threads), less 2 KiB, or none where those programs' slices fit
+  /// in 128 KiB (L1 holds them); 0: none, every block is read twice.
   std::int64_t kept_bytes = -1;
 };
 

@@ -364,42 +364,6 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
   });
 }
 
-/// As row_slices_walked over a group, with each row's exchange in flight while the program walks
-/// its slice of the set's next row: a step reads row r's slice for its stats and starts their
-/// exchange, then finishes the previous row's exchange (whose programs arrived during that read)
-/// and writes that row. Two rows per set are open in L2 instead of one, which is what lost on the
-/// H200: with them the second pass read the input from DRAM again (docs/perf-notes.md, ninth
-/// session). The H200 table does not use it.
-inline void row_slices_walked_overlapped(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride,
-                                         const tl::Int& out_stride, const tl::Int& n_rows, const tl::Int& n_cols,
-                                         const tl::Int& slice, std::int64_t block, std::int64_t log, std::int64_t wide,
-                                         const GroupExchange& set) {
-  auto rank = tl::program_id(0) % set.size;
-  auto sets = tl::num_programs(0) / set.size;
-  auto first = tl::program_id(0) / set.size;
-  auto begin = rank * slice;
-  auto end = tl::minimum(begin + slice, n_cols);
-  // A set past the last row still meets its group once, over an empty range (grids larger than
-  // the rows need no special case).
-  auto first_end = tl::where(first < n_rows, end, begin);
-  auto [first_max, first_sum] = online_max_sum(in + row_offset(first, in_stride, wide), begin, first_end, block);
-  tl::GroupTicket ticket = tl::group_softmax_stats_start(first_max, first_sum, set.size, set.workspace);
-  tl::Tensor pending = first;  // the row whose exchange is in flight
-  auto write_row = [&](const tl::Tensor& row, const tl::Operand& row_end, const tl::GroupTicket& exchange) {
-    auto [row_max, row_sum] = tl::group_softmax_stats_finish(exchange, set.size, set.workspace);
-    normalize_range(out + row_offset(row, out_stride, wide), in + row_offset(row, in_stride, wide), begin, row_end,
-                    block, row_max, row_sum, log);
-  };
-  tl::for_range(first + sets, n_rows, sets, [&](tl::Int row) {
-    auto [slice_max, slice_sum] = online_max_sum(in + row_offset(row, in_stride, wide), begin, end, block);
-    tl::GroupTicket next = tl::group_softmax_stats_start(slice_max, slice_sum, set.size, set.workspace);
-    write_row(pending, end, ticket);
-    ticket = next;
-    pending = row;
-  });
-  write_row(pending, tl::where(pending < n_rows, end, begin), ticket);
-}
-
 }  // namespace detail
 
 /// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
@@ -438,18 +402,13 @@ inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, 
                                     group);
 }
 
-/// As softmax_cluster_online_op, over a group (see softmax_group_op_kernel). OVERLAP: each row's
-/// exchange runs while the next row is read (detail::row_slices_walked_overlapped, which keeps
-/// nothing in shared memory: KEPT must be 0).
+/// As softmax_cluster_online_op, over a group (see softmax_group_op_kernel).
 inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
                                            tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
                                            tl::Constexpr BLOCK, tl::Constexpr GROUP, tl::Constexpr LOG,
-                                           tl::Constexpr WIDE, tl::Constexpr OVERLAP, tl::Constexpr KEPT) {
-  const detail::GroupExchange group{GROUP, workspace};
-  if (OVERLAP)
-    detail::row_slices_walked_overlapped(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE,
-                                         group);
-  else detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, group);
+                                           tl::Constexpr WIDE, tl::Constexpr KEPT) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
+                            detail::GroupExchange{GROUP, workspace});
 }
 
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -464,9 +423,8 @@ using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl
                                           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                   tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
-using SoftmaxGroupOnlineKernel =
-    Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
-           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxGroupOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int,
+                                        tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                            tl::Constexpr, tl::Constexpr, tl::Constexpr>;
