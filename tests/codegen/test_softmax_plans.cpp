@@ -42,9 +42,12 @@ TEST_CASE("compile_softmax: every band's CUDA kernels compile without spilling")
 TEST_CASE("the tuned table shipped for the H200 parses and every configuration compiles") {
   using ops::SoftmaxStrategy;
   // Entries of src/ops/tuned/NVIDIA_H200.txt, read back through the lookup softmax uses.
+  // One row of 16M: one group of 264 programs walking their slices, two stages.
   auto wide = ops::shipped_softmax_config_for("NVIDIA H200", 1, 16 << 20, DType::f32);
   REQUIRE(wide);
-  CHECK(wide->strategy == SoftmaxStrategy::split_row);
+  CHECK(wide->strategy == SoftmaxStrategy::group);
+  CHECK(wide->splits == 264);
+  CHECK(wide->num_stages == 2);
   auto mid = ops::shipped_softmax_config_for("NVIDIA H200", 4096, 4096, DType::f32);
   REQUIRE(mid);
   CHECK(mid->strategy == SoftmaxStrategy::row_in_registers);
@@ -77,6 +80,7 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
                             {4096, 65536},
                             {4096, 262144},
                             {16, 4 << 20},
+                            {1, 16 << 20},
                             {128, 1 << 20},
                             {65536, 32},
                             {32768, 512}})
