@@ -453,6 +453,28 @@ void Stash::put(const Operand& slot, const Operand& value) const {
   tr.at(slot.loc()).stash_put(id_, s, v);
 }
 
+void Stash::copy_async(const Operand& slot, const Operand& ptrs, const Operand& mask) const {
+  Tracer& tr = tracer(slot);
+  check_stash_trace(tr, trace_id_, "Stash::copy_async", slot.loc());
+  int s = stash_slot(tr, "Stash::copy_async", slot);
+  const ir::Type block = tr.function().stashes.at(static_cast<std::size_t>(id_)).block;
+  int p = pointer_operand(tr, ptrs, "Stash::copy_async");
+  if (tr.type(p).elem != block.elem)
+    throw UserError(fmt::format("Stash::copy_async: copies {} into a stash of {}: an asynchronous copy cannot convert "
+                                "(stash the pointee type, or load and put)",
+                                describe(tr, p), ir::to_string(block)),
+                    ptrs.loc());
+  p = broadcast_value(tr, p, block.shape, ptrs.loc());
+  int m = broadcast_value(tr, mask_operand(tr, mask, "Stash::copy_async"), block.shape, mask.loc());
+  tr.at(slot.loc()).stash_copy(id_, s, p, m);
+}
+
+void wait_copies(std::int64_t pending, std::source_location loc) {
+  Tracer& tr = Tracer::current(loc);
+  if (pending < 0) throw UserError(fmt::format("wait_copies: pending must be 0 or more, got {}", pending), loc);
+  tr.at(loc).copies_wait(pending);
+}
+
 Tensor Stash::get(const Operand& slot) const {
   Tracer& tr = tracer(slot);
   check_stash_trace(tr, trace_id_, "Stash::get", slot.loc());

@@ -220,6 +220,11 @@ class Stash {
   /// Writes `value`, broadcast to the stash's shape and converted to its type.
   void put(const Operand& slot, const Operand& value) const;
   Tensor get(const Operand& slot) const;
+  /// Starts copying the block `ptrs` point at into slot `slot`, zeros where `mask` is false,
+  /// without passing it through registers (cp.async on sm_80 and newer; the pointee type must be
+  /// the stash's). The copy lands by a later tl::wait_copies: until then the slot reads
+  /// unspecified values. Nothing is read or written for a slot outside the stash.
+  void copy_async(const Operand& slot, const Operand& ptrs, const Operand& mask) const;
   std::int64_t slots() const { return slots_; }
 
  private:
@@ -230,6 +235,9 @@ class Stash {
   std::int64_t slots_;
 };
 inline constexpr std::int64_t kMaxStashBytes = 227 * 1024;  // the opt-in limit of sm_90 blocks
+/// Waits until at most `pending` of the program's Stash::copy_async copies are still in flight:
+/// copies complete in the order they started, so every copy but the `pending` latest has landed.
+void wait_copies(std::int64_t pending, std::source_location loc = std::source_location::current());
 Stash stash(const Shape& shape, DType dtype, std::int64_t slots,
             std::source_location loc = std::source_location::current());
 

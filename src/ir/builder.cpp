@@ -200,6 +200,23 @@ ValueId Builder::stash_get(int id, ValueId slot) {
   return single(std::move(op));
 }
 
+void Builder::stash_copy(int id, ValueId slot, ValueId ptrs, ValueId mask) {
+  Op op{OpKind::stash_copy, {slot, ptrs, mask}, {}, {}, {}, {}};
+  op.attrs.int_value = id;
+  op.attrs.has_mask = true;
+  op.loc = loc_;
+  infer_result_types(f_, op);
+  region_->ops.push_back(std::move(op));
+}
+
+void Builder::copies_wait(std::int64_t pending) {
+  Op op{OpKind::copies_wait, {}, {}, {}, {}, {}};
+  op.attrs.int_value = pending;
+  op.loc = loc_;
+  infer_result_types(f_, op);
+  region_->ops.push_back(std::move(op));
+}
+
 void Builder::yield(const std::vector<ValueId>& values) {
   Op op{OpKind::yield, values, {}, {}, {}, {}};
   op.loc = loc_;

@@ -55,6 +55,10 @@ class Builder {
   void stash_put(int id, ValueId slot, ValueId value);
   /// The block slot `slot` of stash `id` holds.
   ValueId stash_get(int id, ValueId slot);
+  /// Starts copying the block `ptrs` point at (zeros where `mask` is false) into slot `slot`.
+  void stash_copy(int id, ValueId slot, ValueId ptrs, ValueId mask);
+  /// Waits until at most `pending` stash copies are in flight.
+  void copies_wait(std::int64_t pending);
   void yield(const std::vector<ValueId>& values);
   /// Appends a for_range whose body (args: induction variable, then one per init; ends with
   /// a yield) was built separately. Returns the loop results, one per init.

@@ -93,9 +93,12 @@ struct Param {
 };
 
 /// Shared memory a program keeps blocks in until it reads them back (tl::stash): `slots` blocks
-/// of type `block`, private to each program. stash_put (operands: slot, value) and stash_get
-/// (operand: slot) name theirs by index in Function::stashes (OpAttrs::int_value). A slot outside
-/// [0, slots) is not written, and reads as zeros.
+/// of type `block`, private to each program. stash_put (operands: slot, value), stash_get
+/// (operand: slot) and stash_copy (operands: slot, pointers, mask: an asynchronous copy from
+/// memory, zeros where the mask is false) name theirs by index in Function::stashes
+/// (OpAttrs::int_value). A slot outside [0, slots) is not written, and reads as zeros.
+/// copies_wait (no operands) waits until at most OpAttrs::int_value of the program's stash_copy
+/// ops are still in flight; they complete in the order they were issued.
 struct Stash {
   Type block;
   std::int64_t slots = 1;

@@ -25,7 +25,8 @@ OpCategory op_category(OpKind k) {
 }
 
 bool has_side_effects(OpKind k) {
-  return k == OpKind::store || k == OpKind::stash_put || k == OpKind::for_range || k == OpKind::yield;
+  return k == OpKind::store || k == OpKind::stash_put || k == OpKind::stash_copy || k == OpKind::copies_wait ||
+         k == OpKind::for_range || k == OpKind::yield;
 }
 
 std::int64_t Stash::bytes() const { return block.numel() * static_cast<std::int64_t>(dtype_size(block.elem)) * slots; }

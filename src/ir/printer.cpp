@@ -70,7 +70,9 @@ class Printer {
         return fmt::format("group={}, {}", a.cluster_size, phase_name(a.phase));
       case OpKind::exp2: return a.flush_subnormals ? "ftz" : "";
       case OpKind::stash_put:
-      case OpKind::stash_get: return fmt::format("stash={}", a.int_value);
+      case OpKind::stash_get:
+      case OpKind::stash_copy: return fmt::format("stash={}", a.int_value);
+      case OpKind::copies_wait: return fmt::format("pending={}", a.int_value);
       case OpKind::load:
       case OpKind::store:
         return a.eviction == Eviction::first ? "evict_first" : a.eviction == Eviction::last ? "evict_last" : "";

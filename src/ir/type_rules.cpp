@@ -185,6 +185,22 @@ std::vector<Type> infer_result_types(const Function& f, const Op& op) {
     return {};
   }
   if (op.kind == OpKind::yield) return {};
+  if (op.kind == OpKind::copies_wait) {
+    expect_operands(op, 0);
+    if (op.attrs.int_value < 0) fail(op, "a negative number of copies");
+    return {};
+  }
+  if (op.kind == OpKind::stash_copy) {
+    expect_operands(op, 3);
+    if (op.attrs.int_value < 0 || op.attrs.int_value >= static_cast<std::int64_t>(f.stashes.size()))
+      fail(op, "no such stash");
+    const Stash& s = f.stashes[static_cast<std::size_t>(op.attrs.int_value)];
+    if (!t(0).is_int() || !t(0).is_scalar()) fail(op, "the slot must be an integer scalar");
+    if (t(1) != Type{s.block.elem, true, s.block.shape})
+      fail(op, fmt::format("copied pointers {} do not match the stash's {}", to_string(t(1)), to_string(s.block)));
+    if (!t(2).is_bool() || t(2).shape != s.block.shape) fail(op, "bad mask");
+    return {};
+  }
   if (op.kind == OpKind::stash_put || op.kind == OpKind::stash_get) {
     const bool put = op.kind == OpKind::stash_put;
     expect_operands(op, put ? 2 : 1);

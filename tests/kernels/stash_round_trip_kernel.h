@@ -37,6 +37,42 @@ inline void stash_round_trip_kernel(tl::Ptr out, tl::Ptr outside, tl::Ptr in, tl
   tl::store(outside + tl::program_id(0) * block + offs, kept.get(-1) + kept.get(slots));
 }
 
+// As stash_round_trip_kernel, with the blocks copied into the stash asynchronously (the stash
+// has the input's type): block s + 1 is copied while block s is read back, first slot first, and
+// a copy into slot SLOTS (outside the stash) is skipped.
+inline void stash_copy_round_trip_kernel(tl::Ptr out, tl::Ptr outside, tl::Ptr in, tl::Int n, tl::Constexpr SLOTS,
+                                         tl::Constexpr R, tl::Constexpr C) {
+  auto cols = tl::arange(0, C);
+  tl::Tensor offs = cols;
+  tl::Shape shape{C};
+  if (R > 1) {
+    offs = tl::arange(0, R)(tl::all, tl::newaxis) * C + cols(tl::newaxis, tl::all);
+    shape = {R, C};
+  }
+  const std::int64_t block = R.value * C.value, slots = SLOTS;
+  auto kept = tl::stash(shape, in.dtype(), slots);
+  auto base = tl::program_id(0) * (slots * block);
+  kept.copy_async(0, in + base + offs, base + offs < n);
+  tl::for_range(0, SLOTS, [&](tl::Int s) {
+    auto next = base + (s + 1) * block + offs;
+    kept.copy_async(s + 1, in + next, next < n);
+    tl::wait_copies(1);  // all but the copy just started: block s has landed
+    auto at = base + s * block + offs;
+    tl::store(out + at, kept.get(s), at < n);
+  });
+  tl::wait_copies(0);
+  tl::store(outside + tl::program_id(0) * block + offs, kept.get(-1) + kept.get(slots));
+}
+
+using StashCopyRoundTripKernel =
+    tilejit::Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+
+inline const StashCopyRoundTripKernel& stash_copy_round_trip() {
+  static const StashCopyRoundTripKernel k("stash_copy_round_trip", stash_copy_round_trip_kernel,
+                                          {"out", "outside", "in", "n", "SLOTS", "R", "C"});
+  return k;
+}
+
 using StashRoundTripKernel =
     tilejit::Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 

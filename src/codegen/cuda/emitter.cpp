@@ -213,6 +213,8 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
     case ir::OpKind::group_reduce: return group_reduce_op(op);
     case ir::OpKind::stash_put: return stash_put_op(op);
+    case ir::OpKind::stash_copy: return stash_copy_op(op);
+    case ir::OpKind::copies_wait: return copies_wait_op(op);
     default: break;
   }
   ir::ValueId res = op.results.at(0);

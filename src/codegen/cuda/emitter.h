@@ -84,6 +84,8 @@ class Emitter {
   std::string stash_pointer(const ir::Op& op, const std::string& slot);
   void stash_put_op(const ir::Op& op);
   void stash_get_op(const ir::Op& op, const Layout& l, const std::string& name);
+  void stash_copy_op(const ir::Op& op);
+  void copies_wait_op(const ir::Op& op);
   /// Shared memory all the kernel's stashes take, each padded to 16 bytes.
   int stash_bytes() const;
   void loop_op(const ir::Op& op);

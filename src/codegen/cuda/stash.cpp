@@ -8,6 +8,8 @@
 // a warp's accesses cover one contiguous span).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "codegen/cuda/cuda_types.h"
 #include "codegen/cuda/emitter.h"
 #include "codegen/cuda/word_packing.h"
@@ -111,6 +113,54 @@ void Emitter::stash_get_op(const ir::Op& op, const Layout& l, const std::string&
   scopes_.emplace_back();
   per_register(n, fmt::format("{}[r] = ({})0;", name, t));
   close();
+}
+
+// Each thread copies the elements it will read back (the stash's layout), so its own wait is all
+// the synchronization a read needs. A copy of 4, 8 or 16 bytes (the widest the pointers' axis
+// facts and the layout allow) is one cp.async, zero-filled where the mask is off; 16-byte copies
+// bypass L1 (.cg). Narrower elements, and targets before sm_80, copy through registers.
+void Emitter::stash_copy_op(const ir::Op& op) {
+  const ir::Stash& s = f_.stashes.at(static_cast<std::size_t>(op.attrs.int_value));
+  const Layout l = stash_layout(s);
+  const std::string slot = scalar(op.operands[0]);
+  const std::string ptrs = block(op.operands[1], l), mask = block(op.operands[2], l);
+  const int elem = static_cast<int>(dtype_size(s.block.elem));
+  const int width = std::min(stash_vector_width(s, l), vector_width(op.operands[1], op.operands[2], l));
+  const int bytes = width * elem;
+  const std::string t = c_type(s.block.elem);
+  open(fmt::format("if ((unsigned){} < {}u)", slot, s.slots));
+  line(fmt::format("{}* tj_stash = {};", t, stash_pointer(op, slot)));
+  auto through_registers = [&] {
+    per_register(l.num_regs(),
+                 fmt::format("tj_stash[{}] = {}[r] ? *{}[r] : ({})0;", linear_index(l, "r"), mask, ptrs, t));
+  };
+  if (bytes != 4 && bytes != 8 && bytes != 16) {
+    through_registers();
+  } else {
+    out_ += "#if __CUDA_ARCH__ >= 800\n";
+    line("#pragma unroll");
+    open(fmt::format("for (int r = 0; r < {}; r += {})", l.num_regs(), width));
+    line(
+        fmt::format("asm volatile(\"cp.async.{}.shared.global [%0], [%1], {}, %2;\" :: "
+                    "\"r\"((unsigned)__cvta_generic_to_shared(tj_stash + {})), \"l\"({}[r]), \"r\"({}[r] ? {} : 0) : "
+                    "\"memory\");",
+                    bytes == 16 ? "cg" : "ca", bytes, linear_index(l, "r"), ptrs, mask, bytes));
+    close();
+    out_ += "#else\n";
+    through_registers();
+    out_ += "#endif\n";
+  }
+  close();
+  // One group per copy, even when the slot is outside the stash, so waits count copies.
+  out_ += "#if __CUDA_ARCH__ >= 800\n";
+  line("asm volatile(\"cp.async.commit_group;\" ::: \"memory\");");
+  out_ += "#endif\n";
+}
+
+void Emitter::copies_wait_op(const ir::Op& op) {
+  out_ += "#if __CUDA_ARCH__ >= 800\n";
+  line(fmt::format("asm volatile(\"cp.async.wait_group {};\" ::: \"memory\");", op.attrs.int_value));
+  out_ += "#endif\n";
 }
 
 int Emitter::stash_bytes() const {

@@ -194,7 +194,8 @@ void Lowering::softmax_stats(const ir::Op& op) {
 }
 
 LlvmKernelSource generate_llvm(const ir::Function& f, const LlvmCodegenOptions& options) {
-  return Lowering(f, options).run();
+  const ir::Function synchronous = synchronous_copies(f);
+  return Lowering(synchronous, options).run();
 }
 
 }  // namespace tilejit::codegen::llvm_ir

@@ -42,6 +42,9 @@ inline Coords normalized(const ir::Type& t, Coords c) {
   return c;
 }
 
+/// `f` with every stash_copy made a masked load and a stash_put, and no copies_wait (stash.cpp).
+ir::Function synchronous_copies(const ir::Function& f);
+
 class Lowering {
  public:
   Lowering(const ir::Function& f, const LlvmCodegenOptions& options);

@@ -1,9 +1,44 @@
 // Stashes (tl::stash) on the CPU: each stash is an array in the program's scratch memory, its
 // slots one after another, each block in element order. A slot outside [0, slots) is not
 // written and reads as zeros (its address is clamped to slot 0 so nothing reads out of bounds).
+// There are no asynchronous copies: each stash_copy becomes a masked load (zeros where the mask
+// is off) and a stash_put, and copies_wait has nothing to wait for.
 #include "codegen/llvm/lowering.h"
 
 namespace tilejit::codegen::llvm_ir {
+namespace {
+
+void copies_to_puts(ir::Function& f, ir::Region& r) {
+  std::vector<ir::Op> ops;
+  for (ir::Op& op : r.ops) {
+    for (ir::Region& nested : op.regions) copies_to_puts(f, nested);
+    if (op.kind == ir::OpKind::copies_wait) continue;
+    if (op.kind != ir::OpKind::stash_copy) {
+      ops.push_back(std::move(op));
+      continue;
+    }
+    const ir::Type block = f.stashes.at(static_cast<std::size_t>(op.attrs.int_value)).block;
+    const ir::ValueId zero = f.new_value(ir::Type::scalar(block.elem)), zeros = f.new_value(block),
+                      loaded = f.new_value(block);
+    ir::Op constant{ir::OpKind::constant, {}, {zero}, {}, {}, op.loc};
+    constant.attrs.dtype = block.elem;
+    ir::Op splat{ir::OpKind::splat, {zero}, {zeros}, {}, {}, op.loc};
+    ir::Op load{ir::OpKind::load, {op.operands[1], op.operands[2], zeros}, {loaded}, {}, {}, op.loc};
+    load.attrs.has_mask = load.attrs.has_other = true;
+    ir::Op put{ir::OpKind::stash_put, {op.operands[0], loaded}, {}, {}, {}, op.loc};
+    put.attrs.int_value = op.attrs.int_value;
+    for (ir::Op* o : {&constant, &splat, &load, &put}) ops.push_back(std::move(*o));
+  }
+  r.ops = std::move(ops);
+}
+
+}  // namespace
+
+ir::Function synchronous_copies(const ir::Function& f) {
+  ir::Function g = f;
+  copies_to_puts(g, g.body);
+  return g;
+}
 
 llvm::Value* Lowering::stash_base(std::size_t id) {
   auto it = stashes_.find(id);

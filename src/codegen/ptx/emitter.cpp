@@ -279,7 +279,9 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::group_reduce:  // a spinning barrier in global memory: NVRTC's kernel only
       throw Unsupported("PTX generation: group reductions (tl::group_*)");
     case ir::OpKind::stash_put:
-    case ir::OpKind::stash_get: throw Unsupported("PTX generation: stashes (tl::stash)");
+    case ir::OpKind::stash_get:
+    case ir::OpKind::stash_copy:
+    case ir::OpKind::copies_wait: throw Unsupported("PTX generation: stashes (tl::stash)");
     default: break;
   }
   ir::ValueId res = op.results.at(0);
