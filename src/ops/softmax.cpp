@@ -43,9 +43,9 @@ const SoftmaxClusterKernel& softmax_cluster_op() {
 }
 
 const SoftmaxClusterOnlineKernel& softmax_cluster_online_op() {
-  static const SoftmaxClusterOnlineKernel k("softmax_cluster_online_op", softmax_cluster_online_op_kernel,
-                                            {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "slice",
-                                             "BLOCK", "CLUSTER", "LOG", "WIDE", "KEPT", "AHEAD"});
+  static const SoftmaxClusterOnlineKernel k(
+      "softmax_cluster_online_op", softmax_cluster_online_op_kernel,
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "slice", "BLOCK", "CLUSTER", "LOG", "WIDE", "KEPT"});
   return k;
 }
 
@@ -59,7 +59,7 @@ const SoftmaxGroupKernel& softmax_group_op() {
 const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
   static const SoftmaxGroupOnlineKernel k("softmax_group_online_op", softmax_group_online_op_kernel,
                                           {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
-                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT", "AHEAD"});
+                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT"});
   return k;
 }
 

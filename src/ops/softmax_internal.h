@@ -54,9 +54,6 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
 /// memory between its two passes (softmax_launch.cpp; see SoftmaxOptions::kept_bytes).
 std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype, Backend backend,
                          std::int64_t kept_bytes);
-/// How many of those blocks are copied in at a time, without registers (tl::Stash::copy_async):
-/// two, or fewer where fewer are kept.
-std::int64_t copies_ahead(std::int64_t kept);
 
 /// Whether a row offset (row * stride + column) of this problem can pass 2^31 - 1.
 bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p);

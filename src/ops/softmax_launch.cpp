@@ -165,8 +165,6 @@ std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype
   return std::clamp<std::int64_t>(budget / block_bytes, 0, slice / c.block);
 }
 
-std::int64_t copies_ahead(std::int64_t kept) { return std::min<std::int64_t>(kept, 2); }
-
 namespace {
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
@@ -187,11 +185,10 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
   const std::int64_t kept = in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
   auto args_with = [&](Pointer ws) {
-    return in_registers
-               ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
-                                  c.block, c.splits, log, wide,        options.num_stages, overlap}
-               : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
-                                  slice, c.block, c.splits, log,         wide,         kept,   copies_ahead(kept)};
+    return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
+                                           c.block, c.splits, log, wide,        options.num_stages, overlap}
+                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
+                                           slice, c.block, c.splits, log,         wide,         kept};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.
@@ -269,9 +266,10 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       }
       // Slices of whole steps, walked twice.
       const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-      const std::int64_t kept = kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes);
-      std::vector<Arg> args{p.out, p.in, p.in_stride, p.out_stride,      p.rows, p.cols, slice, c.block, c.splits,
-                            log,   wide, kept,        copies_ahead(kept)};
+      std::vector<Arg> args{p.out,        p.in,    p.in_stride,
+                            p.out_stride, p.rows,  p.cols,
+                            slice,        c.block, c.splits,
+                            log,          wide,    kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes)};
       over(softmax_cluster_online_op().compile(args, compile), p.rows, args);
       return;
     }

@@ -120,37 +120,19 @@ inline KeptBlocks kept_blocks(const tl::Stash& stash, const tl::Operand& begin, 
   return {stash, tl::minimum(begin + stash.slots() * block, end)};
 }
 
-/// online_max_sum over a slice whose first blocks it also keeps in `kept`. With ahead = 0 it loads
-/// each of those blocks and puts it into its slot (Eviction::first: the last read of those lines);
-/// else it copies them in without registers (Stash::copy_async), `ahead` blocks in flight while
-/// it reduces the block that landed. The other blocks are loaded asking L2 to keep their lines.
+/// online_max_sum over a slice whose first blocks it also puts into `kept`. Those loads are the
+/// last of their lines (Eviction::first); the others ask L2 to keep theirs.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor& row_in, const tl::Operand& begin,
                                                                 const tl::Operand& end, std::int64_t block,
-                                                                const KeptBlocks& kept, std::int64_t ahead) {
+                                                                const KeptBlocks& kept) {
   auto lanes = tl::arange(0, block);
   OnlineMaxSum stats(block);
-  if (ahead == 0) {
-    tl::for_range(begin, kept.end, block, [&](tl::Int start) {
-      auto cols = start + lanes;
-      auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::first);
-      kept.stash.put(kept.slot(begin, start, block), x);
-      stats.add(x.to(DType::f32));
-    });
-  } else {
-    auto copy = [&](const tl::Operand& slot, const tl::Operand& first_col) {
-      auto cols = first_col + lanes;
-      kept.stash.copy_async(slot, row_in + cols, cols < kept.end);  // past the slice: nothing read
-    };
-    for (std::int64_t i = 0; i < ahead; ++i) copy(i, begin + i * block);
-    tl::for_range(begin, kept.end, block, [&](tl::Int start) {
-      auto slot = kept.slot(begin, start, block);
-      copy(slot + ahead, start + ahead * block);  // a slot past the stash copies nothing
-      tl::wait_copies(ahead);                     // this step's block has landed
-      auto cols = start + lanes;
-      stats.add(tl::where(cols < end, kept.stash.get(slot).to(DType::f32), -tl::inf));
-    });
-    tl::wait_copies(0);  // the copies past the slice's kept blocks, before the slots are read again
-  }
+  tl::for_range(begin, kept.end, block, [&](tl::Int start) {
+    auto cols = start + lanes;
+    auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::first);
+    kept.stash.put(kept.slot(begin, start, block), x);
+    stats.add(x.to(DType::f32));
+  });
   tl::for_range(kept.end, end, block, [&](tl::Int start) {
     auto cols = start + lanes;
     stats.add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
@@ -352,15 +334,13 @@ inline void row_slices_in_registers_overlapped(const tl::Ptr& out, const tl::Ptr
 /// * slice) BLOCK at a time for the slice's online max and sum, the set combines them in one
 /// exchange, and a second pass over the slice normalizes. The first `kept` blocks of the slice
 /// stay in shared memory between the passes (a tl::stash of that many blocks), so only the rest
-/// is read twice; with `ahead` > 0 they are copied in asynchronously, that many in flight
-/// (online_max_sum_keeping). With one set per row only (sets in flight) rows are open at once, so the
+/// is read twice. With one set per row only (sets in flight) rows are open at once, so the
 /// second pass finds what it re-reads in L2 where one program per row would have far more rows
 /// open than L2 holds.
 template <class Exchange>
 void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
                        const tl::Int& n_rows, const tl::Int& n_cols, const tl::Int& slice, std::int64_t block,
-                       std::int64_t log, std::int64_t wide, std::int64_t kept, std::int64_t ahead,
-                       const Exchange& set) {
+                       std::int64_t log, std::int64_t wide, std::int64_t kept, const Exchange& set) {
   auto rank = tl::program_id(0) % set.size;
   auto sets = tl::num_programs(0) / set.size;
   std::optional<tl::Stash> stash;
@@ -378,7 +358,7 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
       return;
     }
     const KeptBlocks blocks = kept_blocks(*stash, begin, end, block);
-    auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, begin, end, block, blocks, ahead);
+    auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, begin, end, block, blocks);
     auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
     normalize_range_keeping(row_out, row_in, begin, end, block, blocks, row_max, row_sum, log);
   });
@@ -396,13 +376,13 @@ inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride
 }
 
 /// Rows too wide for a cluster's registers: each program of the row's cluster walks its slice
-/// twice, keeping its first KEPT blocks in shared memory between the passes, copied in AHEAD at
-/// a time without registers where AHEAD > 0 (detail::row_slices_walked).
+/// twice, keeping its first KEPT blocks in shared memory between the passes
+/// (detail::row_slices_walked).
 inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride,
                                              tl::Int n_rows, tl::Int n_cols, tl::Int slice, tl::Constexpr BLOCK,
                                              tl::Constexpr CLUSTER, tl::Constexpr LOG, tl::Constexpr WIDE,
-                                             tl::Constexpr KEPT, tl::Constexpr AHEAD) {
-  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, AHEAD,
+                                             tl::Constexpr KEPT) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
                             detail::ClusterExchange{CLUSTER});
 }
 
@@ -426,8 +406,8 @@ inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, 
 inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
                                            tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
                                            tl::Constexpr BLOCK, tl::Constexpr GROUP, tl::Constexpr LOG,
-                                           tl::Constexpr WIDE, tl::Constexpr KEPT, tl::Constexpr AHEAD) {
-  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, AHEAD,
+                                           tl::Constexpr WIDE, tl::Constexpr KEPT) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
                             detail::GroupExchange{GROUP, workspace});
 }
 
@@ -440,12 +420,11 @@ using SoftmaxOnlineKernel =
 using SoftmaxClusterKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                     tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
-                                          tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+                                          tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                   tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
-using SoftmaxGroupOnlineKernel =
-    Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
-           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxGroupOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int,
+                                        tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                            tl::Constexpr, tl::Constexpr, tl::Constexpr>;
