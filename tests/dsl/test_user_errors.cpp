@@ -254,6 +254,14 @@ void stash_wrong_shape(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(s.put(0, tl::load(x + tl::arange(0, 32))));
 }
 
+void stash_copy_converting(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto s = tl::stash({16}, DType::bf16, 2);
+  auto offs = tl::arange(0, 16);
+  HERE(s.copy_async(0, x + offs, offs < 10));
+}
+
+void wait_negative(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) { HERE(tl::wait_copies(-1)); }
+
 void float_loop_bound(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(tl::for_range(0, 10.5, [&](tl::Int) {}));
 }
@@ -270,6 +278,8 @@ TEST_CASE("stash misuse: no slots, too many bytes, a float slot, a block of anot
                     g_line);
   expect_user_error([] { compile(stash_float_slot); }, "the slot must be an integer scalar", g_line);
   expect_user_error([] { compile(stash_wrong_shape); }, "f32[32]", g_line);
+  expect_user_error([] { compile(stash_copy_converting); }, "an asynchronous copy cannot convert", g_line);
+  expect_user_error([] { compile(wait_negative); }, "pending must be 0 or more", g_line);
 }
 
 TEST_CASE("arange whose length is not a power of two") {
