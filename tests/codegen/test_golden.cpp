@@ -20,6 +20,7 @@
 #include "kernels/softmax_online.h"
 #include "kernels/softmax_rows_2d.h"
 #include "kernels/softmax_seed.h"
+#include "kernels/stash_round_trip_kernel.h"
 #include "kernels/vector_add.h"
 #include "src/codegen/cuda/cuda_types.h"
 #include "tilejit/kernel.h"
@@ -167,6 +168,20 @@ TEST_CASE("golden: group_stats (BLOCK 64, groups of 40, f32: the global-memory b
   const auto& k = tilejit_test::group_stats().compile(
       {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::i32, 2), 6, 2500, 64, 40}, kOptions);
   check_kernel("group_stats", k);
+}
+
+TEST_CASE("golden: stash_copy_round_trip (4 slots of 512 f32, 2 warps: copies, waits, reads)") {
+  const auto& k = tilejit_test::stash_copy_round_trip().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 6000, 4, 1, 512}, kOptions);
+  check_kernel("stash_copy_round_trip", k);
+}
+
+TEST_CASE("golden: stash_round_trip (3 slots of 256 bf16 from f32 loads: puts and reads)") {
+  const auto& k =
+      tilejit_test::stash_round_trip().compile({fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 6000, 3,
+                                                1, 256, static_cast<std::int64_t>(DType::bf16)},
+                                               kOptions);
+  check_kernel("stash_round_trip", k);
 }
 
 TEST_CASE("golden PTX: softmax_persistent (BLOCK 1024, 4 warps, f32, num_stages 2, PTX generator)") {

@@ -76,8 +76,7 @@ void Emitter::stash_put_op(const ir::Op& op) {
     for (int w = 0; w < pk.words; ++w)
       words.push_back(
           pack_word(s.block.elem, pk, [&](int e) { return fmt::format("{}[r + {}]", v, w * pk.per_word() + e); }));
-    std::string value =
-        pk.words == 1 ? fmt::format("({}){}", vt, words[0]) : fmt::format("make_{}({})", vt, fmt::join(words, ", "));
+    std::string value = pk.words == 1 ? words[0] : fmt::format("make_{}({})", vt, fmt::join(words, ", "));
     line(fmt::format("*reinterpret_cast<{}*>(tj_stash + {}) = {};", vt, linear_index(l, "r"), value));
     close();
   }
