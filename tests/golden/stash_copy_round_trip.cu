@@ -6,11 +6,11 @@ extern "C" __global__ void __launch_bounds__(128) stash_copy_round_trip_<hash>(f
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
   constexpr int tj_stash_offset = 0;  // after the scratch
-#line 54 "stash_round_trip_kernel.h"
+#line 51 "stash_round_trip_kernel.h"
   const int v5 = (int)blockIdx.x;
   int const v6 = 2048;
   int const v7 = (v5 * v6);
-#line 55 "stash_round_trip_kernel.h"
+#line 52 "stash_round_trip_kernel.h"
   float* const v12 = (v2 + v7);
   int const v15 = 0;
   float* v13_1[4];
@@ -49,16 +49,16 @@ extern "C" __global__ void __launch_bounds__(128) stash_copy_round_trip_<hash>(f
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;" ::: "memory");
 #endif
-#line 56 "stash_round_trip_kernel.h"
+#line 53 "stash_round_trip_kernel.h"
   int const v16 = 4;
   int const v17 = 1;
   for (int v18 = v15; v18 < v16; v18 += v17) {
-#line 57 "stash_round_trip_kernel.h"
+#line 54 "stash_round_trip_kernel.h"
     int const v19 = (v18 + v17);
     int const v20 = 512;
     int const v21 = (v19 * v20);
     int const v22 = (v7 + v21);
-#line 58 "stash_round_trip_kernel.h"
+#line 55 "stash_round_trip_kernel.h"
     float* v26_8[4];
     #pragma unroll
     for (int r = 0; r < 4; ++r) v26_8[r] = v2;
@@ -90,13 +90,13 @@ extern "C" __global__ void __launch_bounds__(128) stash_copy_round_trip_<hash>(f
     asm volatile("cp.async.commit_group;" ::: "memory");
 #endif
 #if __CUDA_ARCH__ >= 800
-#line 59 "stash_round_trip_kernel.h"
+#line 56 "stash_round_trip_kernel.h"
     asm volatile("cp.async.wait_group 1;" ::: "memory");
 #endif
-#line 60 "stash_round_trip_kernel.h"
+#line 57 "stash_round_trip_kernel.h"
     int const v28 = (v18 * v20);
     int const v29 = (v7 + v28);
-#line 61 "stash_round_trip_kernel.h"
+#line 58 "stash_round_trip_kernel.h"
     float v33[4];
     if ((unsigned)v18 < 4u) {
       const float* tj_stash = (reinterpret_cast<float*>(tj_smem + tj_stash_offset + 0) + v18 * 512);
@@ -131,13 +131,13 @@ extern "C" __global__ void __launch_bounds__(128) stash_copy_round_trip_<hash>(f
     for (int r = 0; r < 4; r += 4) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.v4.b32 [%1], {%2, %3, %4, %5}; }" :: "r"((int)(v32_16[r])), "l"(v35_12[r]), "r"((unsigned)(__float_as_uint(v33[r + 0]))), "r"((unsigned)(__float_as_uint(v33[r + 1]))), "r"((unsigned)(__float_as_uint(v33[r + 2]))), "r"((unsigned)(__float_as_uint(v33[r + 3]))) : "memory");
     }
-#line 56 "stash_round_trip_kernel.h"
+#line 53 "stash_round_trip_kernel.h"
   }
 #if __CUDA_ARCH__ >= 800
-#line 63 "stash_round_trip_kernel.h"
+#line 60 "stash_round_trip_kernel.h"
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 #endif
-#line 64 "stash_round_trip_kernel.h"
+#line 61 "stash_round_trip_kernel.h"
   float v36[4];
   if ((unsigned)v16 < 4u) {
     const float* tj_stash = (reinterpret_cast<float*>(tj_smem + tj_stash_offset + 0) + v16 * 512);

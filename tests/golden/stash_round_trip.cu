@@ -6,20 +6,20 @@ extern "C" __global__ void __launch_bounds__(128) stash_round_trip_<hash>(float*
   extern __shared__ __align__(16) unsigned char tj_smem[];
   (void)tj_lane; (void)tj_warp; (void)tj_smem;
   constexpr int tj_stash_offset = 0;  // after the scratch
-#line 26 "stash_round_trip_kernel.h"
+#line 29 "stash_round_trip_kernel.h"
   const int v5 = (int)blockIdx.x;
   int const v6 = 768;
   int const v7 = (v5 * v6);
-#line 27 "stash_round_trip_kernel.h"
+#line 30 "stash_round_trip_kernel.h"
   int const v8 = 0;
   int const v9 = 3;
   int const v10 = 1;
   for (int v11 = v8; v11 < v9; v11 += v10) {
-#line 28 "stash_round_trip_kernel.h"
+#line 31 "stash_round_trip_kernel.h"
     int const v12 = 256;
     int const v13 = (v11 * v12);
     int const v14 = (v7 + v13);
-#line 29 "stash_round_trip_kernel.h"
+#line 32 "stash_round_trip_kernel.h"
     float const v21 = 0.0f;
     float* v19_1[2];
     #pragma unroll
@@ -64,9 +64,9 @@ extern "C" __global__ void __launch_bounds__(128) stash_round_trip_<hash>(float*
         *reinterpret_cast<unsigned*>(tj_stash + (((((r >> 0) & 1) * 1)) + ((((tj_lane >> 0) & 1) * 2) + (((tj_lane >> 1) & 1) * 4) + (((tj_lane >> 2) & 1) * 8) + (((tj_lane >> 3) & 1) * 16) + (((tj_lane >> 4) & 1) * 32)) + ((((tj_warp >> 0) & 1) * 64) + (((tj_warp >> 1) & 1) * 128)))) = (unsigned)((unsigned)(v24[r + 0])) | ((unsigned)((unsigned)(v24[r + 1])) << 16);
       }
     }
-#line 27 "stash_round_trip_kernel.h"
+#line 30 "stash_round_trip_kernel.h"
   }
-#line 31 "stash_round_trip_kernel.h"
+#line 34 "stash_round_trip_kernel.h"
   float const v25 = 7.0f;
   unsigned short const v26 = tj_f32_to_bf16((float)(v25));
   unsigned short v27_8[2];
@@ -79,16 +79,16 @@ extern "C" __global__ void __launch_bounds__(128) stash_round_trip_<hash>(float*
       *reinterpret_cast<unsigned*>(tj_stash + (((((r >> 0) & 1) * 1)) + ((((tj_lane >> 0) & 1) * 2) + (((tj_lane >> 1) & 1) * 4) + (((tj_lane >> 2) & 1) * 8) + (((tj_lane >> 3) & 1) * 16) + (((tj_lane >> 4) & 1) * 32)) + ((((tj_warp >> 0) & 1) * 64) + (((tj_warp >> 1) & 1) * 128)))) = (unsigned)((unsigned)(v27_8[r + 0])) | ((unsigned)((unsigned)(v27_8[r + 1])) << 16);
     }
   }
-#line 32 "stash_round_trip_kernel.h"
+#line 35 "stash_round_trip_kernel.h"
   for (int v28 = v8; v28 < v9; v28 += v10) {
-#line 33 "stash_round_trip_kernel.h"
+#line 36 "stash_round_trip_kernel.h"
     int const v29 = 2;
     int const v30 = (v29 - v28);
-#line 34 "stash_round_trip_kernel.h"
+#line 37 "stash_round_trip_kernel.h"
     int const v31 = 256;
     int const v32 = (v30 * v31);
     int const v33 = (v7 + v32);
-#line 35 "stash_round_trip_kernel.h"
+#line 38 "stash_round_trip_kernel.h"
     unsigned short v38[2];
     if ((unsigned)v30 < 3u) {
       const unsigned short* tj_stash = (reinterpret_cast<unsigned short*>(tj_smem + tj_stash_offset + 0) + v30 * 256);
@@ -130,9 +130,9 @@ extern "C" __global__ void __launch_bounds__(128) stash_round_trip_<hash>(float*
     for (int r = 0; r < 2; r += 2) {
       asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.v2.b32 [%1], {%2, %3}; }" :: "r"((int)(v37_14[r])), "l"(v40_9[r]), "r"((unsigned)(__float_as_uint(v41[r + 0]))), "r"((unsigned)(__float_as_uint(v41[r + 1]))) : "memory");
     }
-#line 32 "stash_round_trip_kernel.h"
+#line 35 "stash_round_trip_kernel.h"
   }
-#line 37 "stash_round_trip_kernel.h"
+#line 40 "stash_round_trip_kernel.h"
   unsigned short v42[2];
   if ((unsigned)v9 < 3u) {
     const unsigned short* tj_stash = (reinterpret_cast<unsigned short*>(tj_smem + tj_stash_offset + 0) + v9 * 256);

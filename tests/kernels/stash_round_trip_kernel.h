@@ -2,6 +2,8 @@
 // generated code in tests/codegen.
 #pragma once
 
+#include <utility>
+
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
 
@@ -9,18 +11,19 @@ namespace tilejit_test {
 
 namespace tl = tilejit::tl;
 
+// The offsets of an [R, C] block in row-major order, and its shape (1-D blocks of C when R is 1).
+inline std::pair<tl::Tensor, tl::Shape> block_offsets(std::int64_t R, std::int64_t C) {
+  auto cols = tl::arange(0, C);
+  if (R == 1) return {cols, {C}};
+  return {tl::arange(0, R)(tl::all, tl::newaxis) * C + cols(tl::newaxis, tl::all), {R, C}};
+}
+
 // Program p stashes SLOTS blocks of its part of `in` ([R, C] blocks; 1-D blocks of C when R is
 // 1), then writes them to `out` last slot first. `outside` gets, per program, what slots -1 and
 // SLOTS read after a put into slot SLOTS.
 inline void stash_round_trip_kernel(tl::Ptr out, tl::Ptr outside, tl::Ptr in, tl::Int n, tl::Constexpr SLOTS,
                                     tl::Constexpr R, tl::Constexpr C, tl::Constexpr DTYPE) {
-  auto cols = tl::arange(0, C);
-  tl::Tensor offs = cols;
-  tl::Shape shape{C};
-  if (R > 1) {
-    offs = tl::arange(0, R)(tl::all, tl::newaxis) * C + cols(tl::newaxis, tl::all);
-    shape = {R, C};
-  }
+  auto [offs, shape] = block_offsets(R, C);
   const std::int64_t block = R.value * C.value, slots = SLOTS;
   auto kept = tl::stash(shape, static_cast<tilejit::DType>(DTYPE.value), slots);
   auto base = tl::program_id(0) * (slots * block);
@@ -42,13 +45,7 @@ inline void stash_round_trip_kernel(tl::Ptr out, tl::Ptr outside, tl::Ptr in, tl
 // a copy into slot SLOTS (outside the stash) is skipped.
 inline void stash_copy_round_trip_kernel(tl::Ptr out, tl::Ptr outside, tl::Ptr in, tl::Int n, tl::Constexpr SLOTS,
                                          tl::Constexpr R, tl::Constexpr C) {
-  auto cols = tl::arange(0, C);
-  tl::Tensor offs = cols;
-  tl::Shape shape{C};
-  if (R > 1) {
-    offs = tl::arange(0, R)(tl::all, tl::newaxis) * C + cols(tl::newaxis, tl::all);
-    shape = {R, C};
-  }
+  auto [offs, shape] = block_offsets(R, C);
   const std::int64_t block = R.value * C.value, slots = SLOTS;
   auto kept = tl::stash(shape, in.dtype(), slots);
   auto base = tl::program_id(0) * (slots * block);

@@ -19,6 +19,37 @@ struct Case {
   int num_warps;
 };
 
+constexpr std::int64_t kPrograms = 3;
+
+// Small integers (exact in every stash type) in `dtype`, a last block partly masked (37 short).
+struct RoundTrip {
+  std::vector<float> x;
+  Buffer in, out, outside;
+  RoundTrip(const Case& c, DType dtype)
+      : x(static_cast<std::size_t>(kPrograms * c.slots * c.rows * c.cols - 37)),
+        in(buffer(dtype, x.size())),
+        out(buffer(DType::f32, x.size())),
+        outside(buffer(DType::f32, static_cast<std::size_t>(kPrograms * c.rows * c.cols))) {
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 251) - 125);
+    if (dtype == DType::f32) in.upload(x);
+    else in.upload(examples::to_half_bits(dtype, x));
+    out.fill_bytes(0xff);
+    outside.fill_bytes(0xff);
+  }
+  std::int64_t n() const { return static_cast<std::int64_t>(x.size()); }
+  // Every element came back, and what the slots outside the stash read is zero.
+  void check() {
+    finish();
+    auto y = out.download<float>();
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) wrong += y[i] != x[i];
+    CHECK(wrong == 0);
+    std::int64_t nonzero = 0;
+    for (float v : outside.download<float>()) nonzero += v != 0.0f;
+    CHECK(nonzero == 0);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("stash: blocks come back from their slots; slots outside the stash are skipped and read zeros") {
@@ -30,26 +61,10 @@ TEST_CASE("stash: blocks come back from their slots; slots outside the stash are
     CAPTURE(c.rows);
     CAPTURE(c.cols);
     CAPTURE(dtype_name(c.dtype));
-    const std::int64_t programs = 3, block = c.rows * c.cols;
-    const std::int64_t n = programs * c.slots * block - 37;  // the last block partly masked
-    std::vector<float> x(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(i % 251 - 125);
-    Buffer in = buffer(DType::f32, x.size()), out = buffer(DType::f32, x.size());
-    Buffer outside = buffer(DType::f32, static_cast<std::size_t>(programs * block));
-    in.upload(x);
-    out.fill_bytes(0xff);
-    outside.fill_bytes(0xff);
-    k.launch({static_cast<std::uint64_t>(programs)},
-             {out, outside, in, n, c.slots, c.rows, c.cols, static_cast<std::int64_t>(c.dtype)}, options(c.num_warps));
-    finish();
-    auto y = out.download<float>();
-    std::int64_t wrong = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) wrong += y[i] != x[i];
-    CHECK(wrong == 0);
-    auto z = outside.download<float>();
-    std::int64_t nonzero = 0;
-    for (float v : z) nonzero += v != 0.0f;
-    CHECK(nonzero == 0);
+    RoundTrip t(c, DType::f32);
+    k.launch({kPrograms}, {t.out, t.outside, t.in, t.n(), c.slots, c.rows, c.cols, static_cast<std::int64_t>(c.dtype)},
+             options(c.num_warps));
+    t.check();
   }
 }
 
@@ -63,25 +78,8 @@ TEST_CASE("stash: blocks copied asynchronously land by the wait that covers them
     CAPTURE(c.rows);
     CAPTURE(c.cols);
     CAPTURE(dtype_name(c.dtype));
-    const std::int64_t programs = 3, block = c.rows * c.cols;
-    const std::int64_t n = programs * c.slots * block - 37;
-    std::vector<float> x(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(i % 251 - 125);
-    Buffer in = buffer(c.dtype, x.size()), out = buffer(DType::f32, x.size());
-    Buffer outside = buffer(DType::f32, static_cast<std::size_t>(programs * block));
-    if (c.dtype == DType::f32) in.upload(x);
-    else in.upload(examples::to_half_bits(c.dtype, x));
-    out.fill_bytes(0xff);
-    outside.fill_bytes(0xff);
-    k.launch({static_cast<std::uint64_t>(programs)}, {out, outside, in, n, c.slots, c.rows, c.cols},
-             options(c.num_warps));
-    finish();
-    auto y = out.download<float>();
-    std::int64_t wrong = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) wrong += y[i] != x[i];
-    CHECK(wrong == 0);
-    std::int64_t nonzero = 0;
-    for (float v : outside.download<float>()) nonzero += v != 0.0f;
-    CHECK(nonzero == 0);
+    RoundTrip t(c, c.dtype);
+    k.launch({kPrograms}, {t.out, t.outside, t.in, t.n(), c.slots, c.rows, c.cols}, options(c.num_warps));
+    t.check();
   }
 }
