@@ -109,16 +109,16 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in
 /// columns from begin + i * BLOCK) in slot i of `stash`, as loaded; the rest is read twice.
 struct KeptBlocks {
   const tl::Stash& stash;
-  tl::Tensor end;  // the first column not kept
-  tl::Tensor slot(const tl::Operand& begin, const tl::Tensor& start, std::int64_t block) const {
-    return (start - begin) / block;
-  }
+  tl::Tensor begin, end;  // the slice's first column, and the first one not kept
+  std::int64_t block;
+  KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t block_size)
+      : stash(s),
+        begin(slice_begin),
+        end(tl::minimum(slice_begin + s.slots() * block_size, slice_end)),
+        block(block_size) {}
+  /// The slot of the block that starts at column `start`.
+  tl::Tensor slot(const tl::Tensor& start) const { return (start - begin) / block; }
 };
-
-inline KeptBlocks kept_blocks(const tl::Stash& stash, const tl::Operand& begin, const tl::Operand& end,
-                              std::int64_t block) {
-  return {stash, tl::minimum(begin + stash.slots() * block, end)};
-}
 
 /// online_max_sum over a slice whose first blocks it also puts into `kept`. Those loads are the
 /// last of their lines (Eviction::first); the others ask L2 to keep theirs.
@@ -130,7 +130,7 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor
   tl::for_range(begin, kept.end, block, [&](tl::Int start) {
     auto cols = start + lanes;
     auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::first);
-    kept.stash.put(kept.slot(begin, start, block), x);
+    kept.stash.put(kept.slot(start), x);
     stats.add(x.to(DType::f32));
   });
   tl::for_range(kept.end, end, block, [&](tl::Int start) {
@@ -164,7 +164,7 @@ inline void normalize_range_keeping(const tl::Tensor& row_out, const tl::Tensor&
   auto lanes = tl::arange(0, block);
   tl::for_range(begin, kept.end, block, [&](tl::Int start) {
     auto cols = start + lanes;
-    auto x = kept.stash.get(kept.slot(begin, start, block)).to(DType::f32);
+    auto x = kept.stash.get(kept.slot(start)).to(DType::f32);
     tl::store(row_out + cols, normalize(x, row_max, row_sum, log), cols < end, Eviction::first);
   });
 }
@@ -357,7 +357,7 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
       normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
       return;
     }
-    const KeptBlocks blocks = kept_blocks(*stash, begin, end, block);
+    const KeptBlocks blocks(*stash, begin, end, block);
     auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, begin, end, block, blocks);
     auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
     normalize_range_keeping(row_out, row_in, begin, end, block, blocks, row_max, row_sum, log);
