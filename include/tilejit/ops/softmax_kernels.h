@@ -78,10 +78,9 @@ namespace detail {
 /// (one block reduction per step) and a per-lane running sum rescaled by one scalar exp, so each
 /// element costs one exp. Created outside a loop and added to inside it, its values are carried.
 struct OnlineMaxSum {
-  tl::Tensor running_max, lane_sum;  // lane_sum: of exp(x - running_max), or of exp(x) while that is -inf
+  tl::Tensor running_max, lane_sum;
   explicit OnlineMaxSum(std::int64_t block)
       : running_max(tl::full({}, -tl::inf, DType::f32)), lane_sum(tl::zeros({block}, DType::f32)) {}
-  OnlineMaxSum(const tl::Tensor& max, const tl::Tensor& sums) : running_max(max), lane_sum(sums) {}
   void add(const tl::Tensor& x) {  // an f32 block, -inf where masked
     auto new_max = tl::maximum(running_max, tl::max(x, 0));
     // While everything seen is -inf, shift by 0 instead: exp(-inf - -inf) would be NaN.
@@ -121,31 +120,19 @@ struct KeptBlocks {
   tl::Tensor slot(const tl::Tensor& start) const { return (start - begin) / block; }
 };
 
-/// online_max_sum over a slice whose first blocks it also puts into `kept`. Those blocks need no
-/// reduction while they are read (each step only loads, puts and takes a per-lane max: no barrier,
-/// so the program's loads follow each other); one block reduction then gives their max, and one
-/// sweep over the stash their sum of exponentials. The rest of the slice is walked online from
-/// there. The kept blocks' loads are the last of their lines (Eviction::first); the others ask L2
-/// to keep theirs.
-inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor& row_in, const tl::Operand& end,
+/// online_max_sum over a slice whose first blocks it also puts into `kept`. Those loads are the
+/// last of their lines (Eviction::first); the others ask L2 to keep theirs.
+inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor& row_in, const tl::Operand& begin,
+                                                                const tl::Operand& end, std::int64_t block,
                                                                 const KeptBlocks& kept) {
-  const std::int64_t block = kept.block;
   auto lanes = tl::arange(0, block);
-  tl::Tensor lane_max = tl::full({block}, -tl::inf, DType::f32);
-  tl::for_range(kept.begin, kept.end, block, [&](tl::Int start) {
+  OnlineMaxSum stats(block);
+  tl::for_range(begin, kept.end, block, [&](tl::Int start) {
     auto cols = start + lanes;
     auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::first);
     kept.stash.put(kept.slot(start), x);
-    lane_max = tl::maximum(lane_max, x.to(DType::f32));
+    stats.add(x.to(DType::f32));
   });
-  auto kept_max = tl::max(lane_max, 0);
-  // While everything seen is -inf, shift by 0 instead: exp(-inf - -inf) would be NaN.
-  auto shift = tl::where(kept_max == -tl::inf, 0.0f, kept_max);
-  tl::Tensor lane_sum = tl::zeros({block}, DType::f32);
-  tl::for_range(kept.begin, kept.end, block, [&](tl::Int start) {
-    lane_sum = lane_sum + tl::exp_fast(kept.stash.get(kept.slot(start)).to(DType::f32) - shift);
-  });
-  OnlineMaxSum stats(kept_max, lane_sum);
   tl::for_range(kept.end, end, block, [&](tl::Int start) {
     auto cols = start + lanes;
     stats.add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
@@ -371,7 +358,7 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
       return;
     }
     const KeptBlocks blocks(*stash, begin, end, block);
-    auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, end, blocks);
+    auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, begin, end, block, blocks);
     auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
     normalize_range_keeping(row_out, row_in, begin, end, block, blocks, row_max, row_sum, log);
   });
