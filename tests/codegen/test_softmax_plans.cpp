@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "jit/build_choice.h"
+#include "src/ops/softmax_internal.h"
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_autotune.h"
 #include "tilejit/tilejit.h"
@@ -265,4 +266,29 @@ TEST_CASE("tiered keeps the PTX generator's kernel where NVRTC's spills and it d
   const bool nvrtc_spills_more = b.nvrtc->metadata().spill_store_bytes > b.ptx->metadata().spill_store_bytes;
   CHECK(b.tiered->metadata().codegen == (nvrtc_spills_more ? "ptx" : "cuda"));
   CHECK(b.tiered->metadata().spill_store_bytes == 0);
+}
+
+TEST_CASE("walked slices keep what an SM's share of shared memory holds, unless L1 holds them") {
+  if (has_gpu()) {
+    MESSAGE("skipped: the budget follows the device's shared memory; this checks the H200 figures used without one");
+    return;
+  }
+  using ops::SoftmaxStrategy;
+  auto kept = [](SoftmaxStrategy s, std::int64_t block, int warps, std::int64_t slice, DType t,
+                 std::int64_t kept_bytes = -1) {
+    const ops::SoftmaxConfig c{s, block, warps, 1, 1, 2};
+    return ops::detail::kept_blocks(c, slice, t, Backend::cuda, kept_bytes);
+  };
+  // Four programs of 256 threads an SM at 32 KiB slices: 128 KiB, which L1 holds. Nothing kept.
+  CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32) == 0);
+  // Two programs of 512 threads at 128 KiB slices: (228 KiB / 2 - 2 KiB) / 32 KiB blocks = 3 of 4.
+  CHECK(kept(SoftmaxStrategy::group, 8192, 16, 32768, DType::f32) == 3);
+  // A row of 16M over 264 programs: 112 KiB of each 256 KiB slice, in 16 KiB blocks.
+  CHECK(kept(SoftmaxStrategy::group, 4096, 16, 65536, DType::f32) == 7);
+  CHECK(kept(SoftmaxStrategy::group, 8192, 16, 65536, DType::bf16) == 7);
+  // Never more than the slice, nothing with a budget of 0, and what an explicit budget holds.
+  CHECK(kept(SoftmaxStrategy::cluster, 8192, 16, 8192 * 2, DType::bf16, 1 << 20) == 2);
+  CHECK(kept(SoftmaxStrategy::group, 8192, 16, 32768, DType::f32, 0) == 0);
+  CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 40000) == 2);
+  CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 20000) == 1);
 }
