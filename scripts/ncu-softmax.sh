@@ -2,6 +2,8 @@
 # On the GPU machine: ncu sections (speed of light, occupancy, launch, scheduler, warp state), DRAM
 # bytes read and written, the L2 hit rate, the stall reasons above 0.5 warps per issued instruction, and static SASS opcode counts of the softmax op's kernels, one shape per line of PROBES_FILE
 # (tilejit-softmax arguments). NVRTC's kernels (TILEJIT_CODEGEN=cuda). Results under $OUT.
+# Caches are left as the previous kernel left them (NCU_CACHE_CONTROL=none, the default here): ncu's
+# own default flushes L2 before every profiled kernel, so a second pass over a row always reads DRAM.
 #
 #   OUT=out PROBES_FILE=shapes.txt bash scripts/ncu-softmax.sh
 set -u
@@ -31,7 +33,8 @@ while read -r args; do
   metrics="regex:^(dram__bytes_(read|write)\.sum|lts__t_sector_hit_rate\.pct|smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio)$"
   for attempt in 1 2; do
     # shellcheck disable=SC2086
-    timeout 120 ncu --clock-control none -k regex:softmax_ --launch-skip 3 --launch-count 1 \
+    timeout 120 ncu --clock-control none --cache-control "${NCU_CACHE_CONTROL:-none}" -k regex:softmax_ \
+      --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
       --section SchedulerStats --metrics "$metrics" \
       ./build-gpu/examples/tilejit-softmax $args --reps 5 >"$OUT/ncu_$i.txt" 2>&1
