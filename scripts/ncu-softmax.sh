@@ -31,7 +31,7 @@ while read -r args; do
     echo | tee -a "$OUT/diag.txt"
   done
   metrics="regex:^(dram__bytes_(read|write)\.sum|lts__t_sector_hit_rate\.pct|smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio)$"
-  for attempt in 1 2; do
+  for _ in 1 2; do
     # shellcheck disable=SC2086
     timeout 120 ncu --clock-control none --cache-control "${NCU_CACHE_CONTROL:-none}" -k regex:softmax_ \
       --launch-skip 3 --launch-count 1 \
