@@ -13,6 +13,9 @@ namespace tilejit::tl {
 using detail::broadcast_pair;
 using detail::broadcast_value;
 using detail::describe;
+using detail::is_pointer;
+using detail::mask_operand;
+using detail::pointer_operand;
 using detail::Tracer;
 using ir::OpKind;
 
@@ -32,10 +35,6 @@ Tensor arithmetic(OpKind kind, const char* symbol, const Operand& a, const Opera
                     a.loc());
   auto [x, y] = broadcast_pair(tr, va, vb, a.loc());
   return tr.make(tr.at(a.loc()).binary(kind, x, y));
-}
-
-bool is_pointer(Tracer& tr, const Operand& o) {
-  return o.kind() == Operand::Kind::tensor && tr.type(tr.read(o.tensor(), o.loc())).is_ptr;
 }
 
 // pointer + integer offsets (offsets negated for subtraction).
@@ -332,26 +331,6 @@ Tensor broadcast_to(const Operand& x, const Shape& shape) {
 
 namespace {
 
-int pointer_operand(Tracer& tr, const Operand& ptrs, const char* what) {
-  if (!is_pointer(tr, ptrs)) {
-    std::string got = ptrs.kind() == Operand::Kind::tensor ? describe(tr, detail::value_of(tr, ptrs)) : "a number";
-    throw UserError(fmt::format("{}: the first argument must be pointers, got {}", what, got), ptrs.loc());
-  }
-  return tr.read(ptrs.tensor(), ptrs.loc());
-}
-
-int mask_operand(Tracer& tr, const Operand& mask, const char* what) {
-  int m = detail::value_of(tr, mask);
-  if (!tr.type(m).is_bool())
-    throw UserError(fmt::format("{}: the mask must be boolean (e.g. offsets < n), got {}{}", what, describe(tr, m),
-                                std::string_view(what) == "load"
-                                    ? "; to give 'other' (the value of masked-off lanes) a mask is required: "
-                                      "load(ptrs, mask, other)"
-                                    : ""),
-                    mask.loc());
-  return m;
-}
-
 Tensor load_impl(const Operand& ptrs, const Operand* mask, const Operand* other, Eviction eviction = Eviction::normal) {
   Tracer& tr = tracer(ptrs);
   int p = pointer_operand(tr, ptrs, "load");
@@ -401,85 +380,6 @@ Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other, Evic
 }
 void store(const Operand& ptrs, const Operand& value, const Operand& mask, Eviction eviction) {
   store_impl(ptrs, value, &mask, eviction);
-}
-
-Stash stash(const Shape& shape, DType dtype, std::int64_t slots, std::source_location loc) {
-  Tracer& tr = Tracer::current(loc);
-  if (shape.empty() || shape.size() > 2)
-    throw UserError(fmt::format("stash: blocks of rank 1 or 2 only, got {}", ir::shape_string(shape)), loc);
-  for (auto e : shape)
-    if (!ir::is_power_of_two(e))
-      throw UserError(fmt::format("stash: every extent must be a power of two, got {}", ir::shape_string(shape)), loc);
-  if (dtype == DType::i1) throw UserError("stash: booleans cannot be stashed (stash a number type)", loc);
-  if (slots < 1) throw UserError(fmt::format("stash: needs at least one slot, got {}", slots), loc);
-  const ir::Stash s{ir::Type{dtype, false, shape}, slots};
-  std::int64_t before = 0;
-  for (const ir::Stash& other : tr.function().stashes) before += other.bytes();
-  if (s.bytes() > kMaxStashBytes - before)
-    throw UserError(fmt::format("stash: {} slots of {} take {} bytes; with the kernel's other stashes ({} bytes) "
-                                "that passes the {} bytes a program may keep in shared memory",
-                                slots, ir::to_string(s.block), s.bytes(), before, kMaxStashBytes),
-                    loc);
-  return Stash(tr.at(loc).stash(s.block, slots), tr.id(), slots);
-}
-
-namespace {
-// The slot operand of a stash access as an i32 scalar.
-int stash_slot(Tracer& tr, const char* name, const Operand& slot) {
-  int v = detail::value_of(tr, slot);
-  if (!tr.type(v).is_int() || !tr.type(v).is_scalar())
-    throw UserError(fmt::format("{}: the slot must be an integer scalar, got {}", name, describe(tr, v)), slot.loc());
-  return detail::cast_value(tr, v, DType::i32, slot.loc());
-}
-void check_stash_trace(Tracer& tr, std::uint32_t trace_id, const char* name, const std::source_location& loc) {
-  if (tr.id() != trace_id)
-    throw UserError(fmt::format("{}: this stash belongs to another kernel's trace (create it inside the kernel)", name),
-                    loc);
-}
-}  // namespace
-
-void Stash::put(const Operand& slot, const Operand& value) const {
-  Tracer& tr = tracer(slot);
-  check_stash_trace(tr, trace_id_, "Stash::put", slot.loc());
-  int s = stash_slot(tr, "Stash::put", slot);
-  const ir::Type block = tr.function().stashes.at(static_cast<std::size_t>(id_)).block;
-  int v = detail::value_of(tr, value);
-  if (tr.type(v).is_ptr) throw UserError("Stash::put: pointers cannot be stashed", value.loc());
-  if (tr.type(v).rank() > block.rank())
-    throw UserError(
-        fmt::format("Stash::put: a {} value does not fit the stash's {} blocks", describe(tr, v), ir::to_string(block)),
-        value.loc());
-  v = broadcast_value(tr, detail::cast_value(tr, v, block.elem, value.loc()), block.shape, value.loc());
-  tr.at(slot.loc()).stash_put(id_, s, v);
-}
-
-void Stash::copy_async(const Operand& slot, const Operand& ptrs, const Operand& mask) const {
-  Tracer& tr = tracer(slot);
-  check_stash_trace(tr, trace_id_, "Stash::copy_async", slot.loc());
-  int s = stash_slot(tr, "Stash::copy_async", slot);
-  const ir::Type block = tr.function().stashes.at(static_cast<std::size_t>(id_)).block;
-  int p = pointer_operand(tr, ptrs, "Stash::copy_async");
-  if (tr.type(p).elem != block.elem)
-    throw UserError(fmt::format("Stash::copy_async: copies {} into a stash of {}: an asynchronous copy cannot convert "
-                                "(stash the pointee type, or load and put)",
-                                describe(tr, p), ir::to_string(block)),
-                    ptrs.loc());
-  p = broadcast_value(tr, p, block.shape, ptrs.loc());
-  int m = broadcast_value(tr, mask_operand(tr, mask, "Stash::copy_async"), block.shape, mask.loc());
-  tr.at(slot.loc()).stash_copy(id_, s, p, m);
-}
-
-void wait_copies(std::int64_t pending, std::source_location loc) {
-  Tracer& tr = Tracer::current(loc);
-  if (pending < 0) throw UserError(fmt::format("wait_copies: pending must be 0 or more, got {}", pending), loc);
-  tr.at(loc).copies_wait(pending);
-}
-
-Tensor Stash::get(const Operand& slot) const {
-  Tracer& tr = tracer(slot);
-  check_stash_trace(tr, trace_id_, "Stash::get", slot.loc());
-  int s = stash_slot(tr, "Stash::get", slot);
-  return tr.make(tr.at(slot.loc()).stash_get(id_, s));
 }
 
 Tensor max(const Operand& x, int axis) { return reduction(ir::ReduceKind::max, "max", x, axis); }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <string>
+#include <string_view>
 
 #include "tilejit/error.h"
 
@@ -157,6 +159,30 @@ std::array<int, 3> loop_bounds(Tracer& tr, const Operand& start, const Operand& 
     }
   }
   return {value_as(tr, start, t), value_as(tr, end, t), value_as(tr, step, t)};
+}
+
+bool is_pointer(Tracer& tr, const Operand& o) {
+  return o.kind() == Operand::Kind::tensor && tr.type(tr.read(o.tensor(), o.loc())).is_ptr;
+}
+
+int pointer_operand(Tracer& tr, const Operand& ptrs, const char* what) {
+  if (!is_pointer(tr, ptrs)) {
+    std::string got = ptrs.kind() == Operand::Kind::tensor ? describe(tr, value_of(tr, ptrs)) : "a number";
+    throw UserError(fmt::format("{}: the first argument must be pointers, got {}", what, got), ptrs.loc());
+  }
+  return tr.read(ptrs.tensor(), ptrs.loc());
+}
+
+int mask_operand(Tracer& tr, const Operand& mask, const char* what) {
+  int m = value_of(tr, mask);
+  if (!tr.type(m).is_bool())
+    throw UserError(fmt::format("{}: the mask must be boolean (e.g. offsets < n), got {}{}", what, describe(tr, m),
+                                std::string_view(what) == "load"
+                                    ? "; to give 'other' (the value of masked-off lanes) a mask is required: "
+                                      "load(ptrs, mask, other)"
+                                    : ""),
+                    mask.loc());
+  return m;
 }
 
 }  // namespace tilejit::tl::detail

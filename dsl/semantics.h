@@ -38,4 +38,10 @@ std::array<int, 3> loop_bounds(Tracer& tr, const Operand& start, const Operand& 
 /// A short description of a value's type for error messages: "f32[128]", "ptr<f16>".
 std::string describe(Tracer& tr, int v);
 
+/// Whether `o` is a traced pointer (scalar or block).
+bool is_pointer(Tracer& tr, const Operand& o);
+/// The value of `ptrs` (pointers) and of `mask` (booleans) for op `what`; UserError otherwise.
+int pointer_operand(Tracer& tr, const Operand& ptrs, const char* what);
+int mask_operand(Tracer& tr, const Operand& mask, const char* what);
+
 }  // namespace tilejit::tl::detail
