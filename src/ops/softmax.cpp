@@ -217,6 +217,9 @@ void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows,
   if (rows < 0 || cols < 0) throw Error(fmt::format("{}: negative size {} x {}", what, rows, cols));
   if (rows == 0 || cols == 0) return;
   check_arguments(what, out, in, rows, cols, in_stride, out_stride);
+  if (options.kept_bytes < -1)
+    throw Error(
+        fmt::format("{}: kept_bytes {} must be -1 (the default budget) or 0 or more", what, options.kept_bytes));
   SoftmaxPlan plan = make_plan(rows, cols, in.dtype, out.dtype, options, true);
   detail::Problem p{out, in, rows, cols, in_stride, out_stride, log};
   detail::launch_config(plan.config, p, plan.backend, stream, options);

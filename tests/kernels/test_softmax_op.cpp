@@ -387,6 +387,10 @@ TEST_CASE("softmax op: empty shapes launch nothing, bad arguments are refused") 
   ops::SoftmaxOptions bad = o;
   bad.config = forced(SoftmaxStrategy::row_in_registers, 8);
   CHECK(message([&] { ops::softmax(p, p, 1, 16, 16, 16, nullptr, bad); }).find("whole row") != std::string::npos);
+  ops::SoftmaxOptions bad_budget = o;
+  bad_budget.kept_bytes = -2;
+  CHECK(message([&] { ops::softmax(p, p, 1, 16, 16, 16, nullptr, bad_budget); }).find("kept_bytes -2") !=
+        std::string::npos);
 }
 
 TEST_CASE("softmax op: 64-bit row offsets only where row * stride can pass 2^31") {
