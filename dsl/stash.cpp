@@ -58,10 +58,6 @@ void Stash::put(const Operand& slot, const Operand& value) const {
   const ir::Type block = tr.function().stashes.at(static_cast<std::size_t>(id_)).block;
   int v = value_of(tr, value);
   if (tr.type(v).is_ptr) throw UserError("Stash::put: pointers cannot be stashed", value.loc());
-  if (tr.type(v).rank() > block.rank())
-    throw UserError(
-        fmt::format("Stash::put: a {} value does not fit the stash's {} blocks", describe(tr, v), ir::to_string(block)),
-        value.loc());
   v = broadcast_value(tr, cast_value(tr, v, block.elem, value.loc()), block.shape, value.loc());
   tr.at(slot.loc()).stash_put(id_, s, v);
 }

@@ -154,7 +154,7 @@ std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype
   if (budget < 0) {
     const std::int64_t programs = std::max<std::int64_t>(1, 1024 / (32 * c.num_warps));
     if (slice / c.block * block_bytes * programs <= 128 * 1024) return 0;
-    std::int64_t per_sm = 228 * 1024, per_block = 227 * 1024;
+    std::int64_t per_sm = 228 * 1024, per_block = tl::kMaxStashBytes;  // an H200's
     if (backend == Backend::cuda && has_gpu()) {
       per_sm = device_properties().smem_per_sm;
       per_block = device_properties().smem_per_block_optin;

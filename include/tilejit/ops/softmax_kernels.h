@@ -88,20 +88,24 @@ struct OnlineMaxSum {
     lane_sum = lane_sum * tl::exp(running_max - shift) + tl::exp_fast(x - shift);
     running_max = new_max;
   }
+  /// Adds columns [begin, end) of a row, `block` at a time. The loads ask L2 to keep the lines
+  /// (Eviction::last): the second pass reads them again.
+  void add_range(const tl::Tensor& row_in, const tl::Operand& begin, const tl::Operand& end, std::int64_t block) {
+    auto lanes = tl::arange(0, block);
+    tl::for_range(begin, end, block, [&](tl::Int start) {
+      auto cols = start + lanes;
+      add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
+    });
+  }
   /// {max, sum}; an all -inf row gives {-inf, 0}.
   std::pair<tl::Tensor, tl::Tensor> result() const { return {running_max, tl::sum(lane_sum, 0)}; }
 };
 
-/// The online max and sum over columns [begin, end) of one row, BLOCK at a time. Its loads ask
-/// L2 to keep the lines (Eviction::last): the second pass reads them again.
+/// The online max and sum over columns [begin, end) of one row, BLOCK at a time.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
                                                         const tl::Operand& end, std::int64_t block) {
-  auto lanes = tl::arange(0, block);
   OnlineMaxSum stats(block);
-  tl::for_range(begin, end, block, [&](tl::Int start) {
-    auto cols = start + lanes;
-    stats.add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
-  });
+  stats.add_range(row_in, begin, end, block);
   return stats.result();
 }
 
@@ -133,10 +137,7 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor
     kept.stash.put(kept.slot(start), x);
     stats.add(x.to(DType::f32));
   });
-  tl::for_range(kept.end, end, block, [&](tl::Int start) {
-    auto cols = start + lanes;
-    stats.add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
-  });
+  stats.add_range(row_in, kept.end, end, block);
   return stats.result();
 }
 

@@ -48,10 +48,15 @@ int Emitter::stash_vector_width(const ir::Stash& s, const Layout& l) const {
   return elem == 1 && width < 4 ? 1 : width;
 }
 
-std::string Emitter::stash_pointer(const ir::Op& op, const std::string& slot) {
-  const auto id = static_cast<std::size_t>(op.attrs.int_value);
+int Emitter::stash_offset(std::size_t id) const {
   std::int64_t offset = 0;
   for (std::size_t i = 0; i < id; ++i) offset += (f_.stashes[i].bytes() + 15) / 16 * 16;
+  return static_cast<int>(offset);
+}
+
+std::string Emitter::stash_pointer(const ir::Op& op, const std::string& slot) {
+  const auto id = static_cast<std::size_t>(op.attrs.int_value);
+  const int offset = stash_offset(id);
   const ir::Stash& s = f_.stashes[id];
   return fmt::format("(reinterpret_cast<{}*>(tj_smem + tj_stash_offset + {}) + {} * {})", c_type(s.block.elem), offset,
                      slot, s.block.numel());
@@ -162,10 +167,6 @@ void Emitter::copies_wait_op(const ir::Op& op) {
   out_ += "#endif\n";
 }
 
-int Emitter::stash_bytes() const {
-  std::int64_t bytes = 0;
-  for (const ir::Stash& s : f_.stashes) bytes += (s.bytes() + 15) / 16 * 16;
-  return static_cast<int>(bytes);
-}
+int Emitter::stash_bytes() const { return stash_offset(f_.stashes.size()); }
 
 }  // namespace tilejit::codegen::cuda

@@ -194,6 +194,7 @@ void Lowering::softmax_stats(const ir::Op& op) {
 }
 
 LlvmKernelSource generate_llvm(const ir::Function& f, const LlvmCodegenOptions& options) {
+  if (f.stashes.empty()) return Lowering(f, options).run();
   const ir::Function synchronous = synchronous_copies(f);
   return Lowering(synchronous, options).run();
 }
