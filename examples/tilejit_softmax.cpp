@@ -5,10 +5,11 @@
 // The seed kernels are always compiled for CUDA too, so their PTX is written even without a GPU.
 //   tilejit-softmax --rows 4096 --cols 4096 [--kernel op|seed|simple|persistent] [--dtype f32|f16|bf16]
 //                   [--log] [--strategy NAME --block N --warps N --stages N --rows-per-program N --splits N
-//                   --grid persistent|per_row]
+//                   --grid persistent|per_row [--overlap]]
 //                   [--kept-bytes N] [--tune] [--dump ptx|cuda|ir] [--backend cuda|cpu] [--threads N] [--reps N]
 // --kept-bytes: shared memory a walking program keeps its slice's first blocks in (-1: the
-// default budget, 0: none; SoftmaxOptions::kept_bytes).
+// default budget, 0: none; SoftmaxOptions::kept_bytes). --overlap: a group overlaps each row's
+// exchange with the next row's reads (SoftmaxConfig::overlap).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -117,6 +118,7 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
     c.splits = args.integer("splits");
     if (!ops::parse_grid(args.str("grid"), c.grid))
       throw Error(fmt::format("unknown --grid '{}' (persistent or per_row)", args.str("grid")));
+    c.overlap = args.flag("overlap");
     o.config = c;
   }
   return o;
@@ -282,7 +284,7 @@ int main(int argc, char** argv) {
                             {"backend", ""},
                             {"threads", "0"},
                             {"kept-bytes", "-1"}},
-                           {"log", "tune"});
+                           {"log", "tune", "overlap"});
     return run(args);
   } catch (const Error& e) {
     fmt::print(stderr, "tilejit-softmax: {}\n", e.what());

@@ -59,7 +59,7 @@ const SoftmaxGroupKernel& softmax_group_op() {
 const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
   static const SoftmaxGroupOnlineKernel k("softmax_group_online_op", softmax_group_online_op_kernel,
                                           {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
-                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT"});
+                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT", "OVERLAP"});
   return k;
 }
 
@@ -132,6 +132,7 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.strategy == SoftmaxStrategy::cluster) s += fmt::format(" cluster={}", c.splits);
   if (c.strategy == SoftmaxStrategy::group) s += fmt::format(" group={}", c.splits);
   if (c.grid != SoftmaxGrid::persistent) s += fmt::format(" grid={}", grid_name(c.grid));
+  if (c.overlap) s += " overlap";
   return s;
 }
 

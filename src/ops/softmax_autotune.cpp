@@ -104,6 +104,11 @@ Table parse_table(std::string_view text) {
     auto w = words(line);
     int bytes, rows_band, n_band;
     SoftmaxConfig c;
+    // v2: an optional last word, "overlap" (SoftmaxConfig::overlap).
+    if (words_per_line == 11 && w.size() == 12 && w[11] == "overlap") {
+      c.overlap = true;
+      w.pop_back();
+    }
     if (w.size() != words_per_line || !number(w[0], bytes) || !number(w[1], rows_band) || !number(w[2], n_band) ||
         w[3] != ":" || !parse_strategy(w[4], c.strategy) || c.strategy == SoftmaxStrategy::automatic ||
         !number(w[5], c.block) || !number(w[6], c.num_warps) || !number(w[7], c.num_stages) ||
@@ -133,11 +138,11 @@ void write_table(const std::string& path, const Table& t, const std::string& dev
     std::ofstream f(tmp, std::ios::trunc);
     f << kHeader << "\n# device: " << device << "\n";
     f << "# <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> "
-         "<grid>\n";
+         "<grid> [overlap]\n";
     for (const auto& [k, c] : t)
-      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
+      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}{}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
                        strategy_name(c.strategy), c.block, c.num_warps, c.num_stages, c.rows_per_program, c.splits,
-                       grid_name(c.grid));
+                       grid_name(c.grid), c.overlap ? " overlap" : "");
     if (!f) throw Error(fmt::format("softmax autotune: cannot write {}", tmp));
   }
   std::filesystem::rename(tmp, p);
@@ -294,8 +299,9 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
       for (int w : {8, 16})
         if (b == 16 * 32 * w || b == 32 * 32 * w || (b == 64 * 32 * w && w == 16))
           if (cdiv(cols, b) >= 2 && cdiv(cols, b) <= 2 * parallel)
-            for (int s : {1, 2})  // 2: each row's exchange in flight while the next row is read (<= 32 values a thread)
-              if (s == 1 || b <= 32 * 32 * w) add({SoftmaxStrategy::group, b, w, s, 1, cdiv(cols, b), persistent});
+            for (bool overlap : {false, true})   // each row's exchange in flight while the next row is read
+              if (!overlap || b <= 32 * 32 * w)  // two rows' slices held: at most 32 values a thread each
+                add({SoftmaxStrategy::group, b, w, 1, 1, cdiv(cols, b), persistent, overlap});
     // Walked: 2 stages keep the walk's next block in flight (H200, one row of 16M over 264 programs
     // of 16 warps: 0.73 of copy against 0.65 with one; probes_e396dcc.md).
     for (std::int64_t group : {std::int64_t{32}, std::int64_t{64}, parallel, 2 * parallel})

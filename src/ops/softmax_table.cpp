@@ -141,6 +141,7 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
   if (c.num_warps < 1 || c.num_warps > 32 || !pow2(c.num_warps)) fail("num_warps must be 1, 2, 4, 8, 16 or 32");
   if (c.num_stages < 1 || c.num_stages > 8) fail("num_stages must be 1 to 8");
   if (!pow2(c.block) || c.block > (1 << 20)) fail("block must be a power of two up to 2^20");
+  if (c.overlap && c.strategy != SoftmaxStrategy::group) fail("only groups overlap their exchanges");
   switch (c.strategy) {
     case SoftmaxStrategy::automatic: fail("no strategy named"); break;
     case SoftmaxStrategy::rows_2d:

@@ -276,8 +276,9 @@ TEST_CASE("walked slices keep what an SM's share of shared memory holds, unless 
   }
   using ops::SoftmaxStrategy;
   auto kept = [](SoftmaxStrategy s, std::int64_t block, int warps, std::int64_t slice, DType t,
-                 std::int64_t kept_bytes = -1) {
-    const ops::SoftmaxConfig c{s, block, warps, 1, 1, 2};
+                 std::int64_t kept_bytes = -1, bool overlap = false) {
+    ops::SoftmaxConfig c{s, block, warps, 1, 1, 2};
+    c.overlap = overlap;
     return ops::detail::kept_blocks(c, slice, t, Backend::cuda, kept_bytes);
   };
   // Four programs of 256 threads an SM at 32 KiB slices: 128 KiB, which L1 holds. Nothing kept.
@@ -292,4 +293,10 @@ TEST_CASE("walked slices keep what an SM's share of shared memory holds, unless 
   CHECK(kept(SoftmaxStrategy::group, 8192, 16, 32768, DType::f32, 0) == 0);
   CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 40000) == 2);
   CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 20000) == 1);
+  // Overlapping groups have two rows open, each keeping half the budget: 16 x 4M over 264
+  // programs of 16 warps, 64 KiB slices, (228 KiB / 2 - 2 KiB) / 2 = 56 KiB each, 3 of 4 blocks.
+  CHECK(kept(SoftmaxStrategy::group, 4096, 16, 16384, DType::f32, -1, true) == 3);
+  CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 40000, true) == 1);
+  // Where two rows of the SM's programs fit in 128 KiB, L1 holds them: f32 128 x 1M over 264.
+  CHECK(kept(SoftmaxStrategy::group, 4096, 16, 4096, DType::f32, -1, true) == 0);
 }

@@ -63,15 +63,16 @@ struct SoftmaxConfig {
   /// per program when block * splits >= cols, else per loop step over the program's slice.
   std::int64_t block = 0;
   int num_warps = 4;
-  /// Loads in flight (tl::LoopOptions::num_stages). A group holding its slices in registers
-  /// (block * splits >= cols) with 2 or more: each row's exchange runs while the next row is read
-  /// instead, and its loops get one stage fewer.
+  /// Loads in flight (tl::LoopOptions::num_stages).
   int num_stages = 1;
   std::int64_t rows_per_program = 1;  ///< rows_2d: ROWS, a power of two
   std::int64_t splits = 1;            ///< split_row: programs per row; cluster, group: the cluster (group) size
   /// split_row: always one program per (chunk, row); cluster: per_row is one cluster per row;
   /// group: always persistent (its programs must all be resident).
   SoftmaxGrid grid = SoftmaxGrid::persistent;
+  /// group: each row's exchange runs while the program reads its part of the set's next row, so
+  /// each program has two rows open (walked, each keeps its blocks in its own half of the stash).
+  bool overlap = false;
   bool operator==(const SoftmaxConfig&) const = default;
 };
 
