@@ -395,31 +395,36 @@ inline void row_slices_walked_overlapped(const tl::Ptr& out, const tl::Ptr& in, 
   auto kept_blocks = [&](const tl::Tensor& row, const tl::Tensor& end) {
     return KeptBlocks(*stash, begin, end, block, kept, (row - first) / sets % 2 * kept);
   };
-  // A started row: its exchange, and which row and columns it finishes.
+  // This program's columns of `row`: none for a set past the last row, which still meets its
+  // group once. (Computed from the row where needed, not carried through the loop: a carried end
+  // would hide its divisibility, and the accesses would lose their vector width.)
+  auto slice_end = tl::minimum(begin + slice, n_cols);
+  auto end_of = [&](const tl::Tensor& row) { return tl::where(row < n_rows, slice_end, begin); };
+  // A started row: its exchange, and which row it finishes.
   struct Started {
     tl::GroupTicket ticket;
-    tl::Tensor row, end;
+    tl::Tensor row;
   };
-  auto start_row = [&](const tl::Tensor& row, const tl::Tensor& end) {
+  auto start_row = [&](const tl::Tensor& row) {
+    auto end = end_of(row);
     auto row_in = in + row_offset(row, in_stride, wide);
     auto [slice_max, slice_sum] = stash ? online_max_sum_keeping(row_in, begin, end, block, kept_blocks(row, end))
                                         : online_max_sum(row_in, begin, end, block);
     // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
-    return Started{tl::group_softmax_stats_start(slice_max, slice_sum, set.size, set.workspace), row, end};
+    return Started{tl::group_softmax_stats_start(slice_max, slice_sum, set.size, set.workspace), row};
   };
   auto finish_row = [&](const Started& s) {
     auto [row_max, row_sum] = tl::group_softmax_stats_finish(s.ticket, set.size, set.workspace);
+    auto end = end_of(s.row);
     auto row_in = in + row_offset(s.row, in_stride, wide);
     auto row_out = out + row_offset(s.row, out_stride, wide);
     if (stash)
-      normalize_range_keeping(row_out, row_in, begin, s.end, block, kept_blocks(s.row, s.end), row_max, row_sum, log);
-    else normalize_range(row_out, row_in, begin, s.end, block, row_max, row_sum, log);
+      normalize_range_keeping(row_out, row_in, begin, end, block, kept_blocks(s.row, end), row_max, row_sum, log);
+    else normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
   };
-  auto end = tl::minimum(begin + slice, n_cols);
-  // A set past the last row still meets its group once, over no columns.
-  Started pending = start_row(first, tl::where(first < n_rows, end, begin));
+  Started pending = start_row(first);
   tl::for_range(first + sets, n_rows, sets, [&](tl::Int row) {
-    Started next = start_row(row, end);
+    Started next = start_row(row);
     finish_row(pending);
     pending = next;  // assigned in the loop: carried to the next step
   });
