@@ -59,7 +59,7 @@ const SoftmaxGroupKernel& softmax_group_op() {
 const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
   static const SoftmaxGroupOnlineKernel k("softmax_group_online_op", softmax_group_online_op_kernel,
                                           {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
-                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT", "OVERLAP"});
+                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT"});
   return k;
 }
 

@@ -147,15 +147,13 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
 // 16 x 4M (slices of 128 KiB, two programs an SM) went from 0.67 to 0.72 (H200, 2026-11-30).
 // Without a device (compiling for inspection) and on the CPU backend, an H200's figures stand in,
 // so both backends run the kernel an H200 would.
-// An overlapping group has two rows open: each keeps blocks in half the budget.
 std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype, Backend backend,
                          std::int64_t kept_bytes) {
   const auto block_bytes = c.block * static_cast<std::int64_t>(dtype_size(dtype));
-  const std::int64_t rows_open = c.overlap ? 2 : 1;
   std::int64_t budget = kept_bytes;
   if (budget < 0) {
     const std::int64_t programs = std::max<std::int64_t>(1, 1024 / (32 * c.num_warps));
-    if (slice / c.block * block_bytes * programs * rows_open <= 128 * 1024) return 0;
+    if (slice / c.block * block_bytes * programs <= 128 * 1024) return 0;
     std::int64_t per_sm = 228 * 1024, per_block = tl::kMaxStashBytes;  // an H200's
     if (backend == Backend::cuda && has_gpu()) {
       per_sm = device_properties().smem_per_sm;
@@ -163,7 +161,7 @@ std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype
     }
     budget = std::min(per_sm / programs, per_block) - 2048;  // the reductions' scratch, the block's reserve
   }
-  budget = std::min(budget, tl::kMaxStashBytes) / rows_open;
+  budget = std::min(budget, tl::kMaxStashBytes);
   return std::clamp<std::int64_t>(budget / block_bytes, 0, slice / c.block);
 }
 
@@ -171,8 +169,8 @@ namespace {
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
-// row, else walks slices of whole steps twice; either form may overlap each row's exchange with
-// the next row's reads (SoftmaxConfig::overlap).
+// row, else walks slices of whole steps twice. Slices in registers may overlap each row's
+// exchange with the next row's reads (SoftmaxConfig::overlap).
 void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
                    const SoftmaxOptions& so, std::vector<const CompiledKernel*>* compile_only) {
   const int cpu_threads = so.cpu_threads;
@@ -188,7 +186,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
     return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
                                            c.block, c.splits, log, wide,        options.num_stages, overlap}
                         : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
-                                           slice, c.block, c.splits, log,         wide,         kept,   overlap};
+                                           slice, c.block, c.splits, log,         wide,         kept};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.

@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
-#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -277,9 +276,8 @@ TEST_CASE("walked slices keep what an SM's share of shared memory holds, unless 
   }
   using ops::SoftmaxStrategy;
   auto kept = [](SoftmaxStrategy s, std::int64_t block, int warps, std::int64_t slice, DType t,
-                 std::int64_t kept_bytes = -1, bool overlap = false) {
-    ops::SoftmaxConfig c{s, block, warps, 1, 1, 2};
-    c.overlap = overlap;
+                 std::int64_t kept_bytes = -1) {
+    const ops::SoftmaxConfig c{s, block, warps, 1, 1, 2};
     return ops::detail::kept_blocks(c, slice, t, Backend::cuda, kept_bytes);
   };
   // Four programs of 256 threads an SM at 32 KiB slices: 128 KiB, which L1 holds. Nothing kept.
@@ -294,47 +292,4 @@ TEST_CASE("walked slices keep what an SM's share of shared memory holds, unless 
   CHECK(kept(SoftmaxStrategy::group, 8192, 16, 32768, DType::f32, 0) == 0);
   CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 40000) == 2);
   CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 20000) == 1);
-  // Overlapping groups have two rows open, each keeping half the budget: 16 x 4M over 264
-  // programs of 16 warps, 64 KiB slices, (228 KiB / 2 - 2 KiB) / 2 = 56 KiB each, 3 of 4 blocks.
-  CHECK(kept(SoftmaxStrategy::group, 4096, 16, 16384, DType::f32, -1, true) == 3);
-  CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 40000, true) == 1);
-  // Where two rows of the SM's programs fit in 128 KiB, L1 holds them: f32 128 x 1M over 264.
-  CHECK(kept(SoftmaxStrategy::group, 4096, 16, 4096, DType::f32, -1, true) == 0);
-}
-
-TEST_CASE("an overlapped group walk moves 16 bytes per access in both passes") {
-  // The second pass of a row finishes a step after its first, so its end must not travel through
-  // the loop as a carried value (which hides its divisibility): bf16 and f32 rows of 4M columns
-  // over 264 programs, with and without kept blocks.
-  static const std::regex access(R"((ld|st)\.global(\.[A-Za-z0-9:_]+)*)");
-  for (DType t : {DType::bf16, DType::f32}) {
-    for (std::int64_t kept_bytes : {std::int64_t{-1}, std::int64_t{0}}) {
-      CAPTURE(dtype_name(t));
-      CAPTURE(kept_bytes);
-      ops::SoftmaxOptions o;
-      o.backend = Backend::cuda;
-      o.kept_bytes = kept_bytes;
-      o.config = ops::SoftmaxConfig{ops::SoftmaxStrategy::group,
-                                    t == DType::f32 ? 4096 : 8192,
-                                    16,
-                                    1,
-                                    1,
-                                    264,
-                                    ops::SoftmaxGrid::persistent,
-                                    /*overlap=*/true};
-      setenv("TILEJIT_CODEGEN", "cuda", 1);
-      auto kernels =
-          ops::compile_softmax(Pointer{0x10000, t}, Pointer{0x20000, t}, 16, 4 << 20, 4 << 20, 4 << 20, false, o);
-      unsetenv("TILEJIT_CODEGEN");
-      REQUIRE(kernels.size() == 1);
-      const std::string& cuda = kernels[0]->stage("cuda");
-      int accesses = 0;
-      for (auto it = std::sregex_iterator(cuda.begin(), cuda.end(), access); it != std::sregex_iterator(); ++it) {
-        CAPTURE(it->str());
-        CHECK(it->str().find(".v4.") != std::string::npos);
-        ++accesses;
-      }
-      CHECK(accesses >= 4);  // both passes' loads, and the stores
-    }
-  }
 }

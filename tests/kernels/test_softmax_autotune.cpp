@@ -132,21 +132,22 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   auto v1 = ops::tuned_softmax_config(50, 290, DType::f32, backend());
   REQUIRE(v1);
   CHECK(*v1 == SoftmaxConfig{SoftmaxStrategy::online, 128, 4, 1, 1, 1, ops::SoftmaxGrid::persistent});
-  // A v2 line may end in "overlap" (groups only).
+  // A v2 line may end in "overlap" (groups holding the row in registers only: 256 x 3 >= 512).
   {
     std::ofstream f(path, std::ios::trunc);
-    f << "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 2 1 3 persistent overlap\n";
+    f << "tilejit-softmax-autotune v2\n4 6 9 : group 256 4 2 1 3 persistent overlap\n";
   }
   ops::forget_softmax_tuning();
   auto overlapped = ops::tuned_softmax_config(50, 290, DType::f32, backend());
   REQUIRE(overlapped);
   CHECK(*overlapped ==
-        SoftmaxConfig{SoftmaxStrategy::group, 64, 4, 2, 1, 3, ops::SoftmaxGrid::persistent, /*overlap=*/true});
+        SoftmaxConfig{SoftmaxStrategy::group, 256, 4, 2, 1, 3, ops::SoftmaxGrid::persistent, /*overlap=*/true});
   for (const char* bad : {"tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 per_row\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 sideways\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent overlap\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 1 1 3 persistent overlapped\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : group 256 4 1 1 3 persistent overlapped\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 1 1 3 persistent overlap\n",
                           "tilejit-softmax-autotune v1\n4 6 9 : group 64 4 1 1 3 overlap\n"}) {
     {
       std::ofstream f(path, std::ios::trunc);

@@ -70,8 +70,8 @@ struct SoftmaxConfig {
   /// split_row: always one program per (chunk, row); cluster: per_row is one cluster per row;
   /// group: always persistent (its programs must all be resident).
   SoftmaxGrid grid = SoftmaxGrid::persistent;
-  /// group: each row's exchange runs while the program reads its part of the set's next row, so
-  /// each program has two rows open (walked, each keeps its blocks in its own half of the stash).
+  /// group holding the row in registers (block * splits >= cols): each row's exchange runs while
+  /// the program reads its part of the set's next row, so it holds two rows' parts.
   bool overlap = false;
   bool operator==(const SoftmaxConfig&) const = default;
 };

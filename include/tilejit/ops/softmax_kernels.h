@@ -111,27 +111,17 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in
 
 /// Where a walked slice [begin, end) keeps its first blocks between the two passes: block i (the
 /// columns from begin + i * BLOCK) in slot i of `stash`, as loaded; the rest is read twice.
-/// With `first_slot`, block i goes in slot first_slot + i, and `count` slots from there are this
-/// slice's (a stash shared by two rows open at once, each in its own half).
 struct KeptBlocks {
   const tl::Stash& stash;
   tl::Tensor begin, end;  // the slice's first column, and the first one not kept
   std::int64_t block;
-  std::optional<tl::Tensor> first_slot;
   KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t block_size)
-      : KeptBlocks(s, slice_begin, slice_end, block_size, s.slots(), std::nullopt) {}
-  KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t block_size,
-             std::int64_t count, std::optional<tl::Tensor> first)
       : stash(s),
         begin(slice_begin),
-        end(tl::minimum(slice_begin + count * block_size, slice_end)),
-        block(block_size),
-        first_slot(std::move(first)) {}
+        end(tl::minimum(slice_begin + s.slots() * block_size, slice_end)),
+        block(block_size) {}
   /// The slot of the block that starts at column `start`.
-  tl::Tensor slot(const tl::Tensor& start) const {
-    auto i = (start - begin) / block;
-    return first_slot ? i + *first_slot : i;
-  }
+  tl::Tensor slot(const tl::Tensor& start) const { return (start - begin) / block; }
 };
 
 /// online_max_sum over a slice whose first blocks it also puts into `kept`. Those loads are the
@@ -375,62 +365,6 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
   });
 }
 
-/// As row_slices_walked over a group, with each row's exchange in flight while the program walks
-/// its slice of the set's next row: a step walks row r (first pass), starts r's exchange, finishes
-/// the previous row's (its group arrived while r was read) and writes that row (second pass). Two
-/// rows are open per program, so the stash holds 2 x `kept` blocks: a row keeps its first blocks
-/// in the half its step's parity names. The rest of both rows is re-read from L2.
-inline void row_slices_walked_overlapped(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride,
-                                         const tl::Int& out_stride, const tl::Int& n_rows, const tl::Int& n_cols,
-                                         const tl::Int& slice, std::int64_t block, std::int64_t log, std::int64_t wide,
-                                         std::int64_t kept, const GroupExchange& set) {
-  auto rank = tl::program_id(0) % set.size;
-  auto sets = tl::num_programs(0) / set.size;
-  auto first = tl::program_id(0) / set.size;
-  std::optional<tl::Stash> stash;
-  if (kept > 0) stash.emplace(tl::stash({block}, in.dtype(), 2 * kept));
-  auto begin = rank * slice;
-  // The kept blocks of `row` from `end` (its last column + 1 for this program): the stash half of
-  // its step's parity.
-  auto kept_blocks = [&](const tl::Tensor& row, const tl::Tensor& end) {
-    return KeptBlocks(*stash, begin, end, block, kept, (row - first) / sets % 2 * kept);
-  };
-  // This program's columns of `row`: none for a set past the last row, which still meets its
-  // group once. (Computed from the row where needed, not carried through the loop: a carried end
-  // would hide its divisibility, and the accesses would lose their vector width.)
-  auto slice_end = tl::minimum(begin + slice, n_cols);
-  auto end_of = [&](const tl::Tensor& row) { return tl::where(row < n_rows, slice_end, begin); };
-  // A started row: its exchange, and which row it finishes.
-  struct Started {
-    tl::GroupTicket ticket;
-    tl::Tensor row;
-  };
-  auto start_row = [&](const tl::Tensor& row) {
-    auto end = end_of(row);
-    auto row_in = in + row_offset(row, in_stride, wide);
-    auto [slice_max, slice_sum] = stash ? online_max_sum_keeping(row_in, begin, end, block, kept_blocks(row, end))
-                                        : online_max_sum(row_in, begin, end, block);
-    // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
-    return Started{tl::group_softmax_stats_start(slice_max, slice_sum, set.size, set.workspace), row};
-  };
-  auto finish_row = [&](const Started& s) {
-    auto [row_max, row_sum] = tl::group_softmax_stats_finish(s.ticket, set.size, set.workspace);
-    auto end = end_of(s.row);
-    auto row_in = in + row_offset(s.row, in_stride, wide);
-    auto row_out = out + row_offset(s.row, out_stride, wide);
-    if (stash)
-      normalize_range_keeping(row_out, row_in, begin, end, block, kept_blocks(s.row, end), row_max, row_sum, log);
-    else normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
-  };
-  Started pending = start_row(first);
-  tl::for_range(first + sets, n_rows, sets, [&](tl::Int row) {
-    Started next = start_row(row);
-    finish_row(pending);
-    pending = next;  // assigned in the loop: carried to the next step
-  });
-  finish_row(pending);
-}
-
 }  // namespace detail
 
 /// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
@@ -469,18 +403,13 @@ inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, 
                                     group);
 }
 
-/// As softmax_cluster_online_op, over a group (see softmax_group_op_kernel). OVERLAP: each row's
-/// exchange runs while the next row is walked, KEPT blocks of each of the two rows open kept
-/// (detail::row_slices_walked_overlapped).
+/// As softmax_cluster_online_op, over a group (see softmax_group_op_kernel).
 inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
                                            tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
                                            tl::Constexpr BLOCK, tl::Constexpr GROUP, tl::Constexpr LOG,
-                                           tl::Constexpr WIDE, tl::Constexpr KEPT, tl::Constexpr OVERLAP) {
-  const detail::GroupExchange group{GROUP, workspace};
-  if (OVERLAP)
-    detail::row_slices_walked_overlapped(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
-                                         group);
-  else detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, group);
+                                           tl::Constexpr WIDE, tl::Constexpr KEPT) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
+                            detail::GroupExchange{GROUP, workspace});
 }
 
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -495,9 +424,8 @@ using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl
                                           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                   tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
-using SoftmaxGroupOnlineKernel =
-    Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
-           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxGroupOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int,
+                                        tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                            tl::Constexpr, tl::Constexpr, tl::Constexpr>;
