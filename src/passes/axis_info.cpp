@@ -1,6 +1,7 @@
 #include "passes/axis_info.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace tilejit::passes {
 namespace {
@@ -26,6 +27,27 @@ Facts scalar_facts(std::int64_t divisibility) {
   return f;
 }
 
+// What holds of both a and b (every fact is a power of two, so the weaker one is the smaller).
+// Where a value's runs are cut to shorter ones, the later pieces start `run` past a run's first
+// value: only a multiple of gcd(divisibility, run) is known of them.
+Facts meet(const Facts& a, const Facts& b) {
+  Facts m;
+  for (int d = 0; d < 2; ++d) {
+    const std::int64_t run = std::min(a.contiguity[d], b.contiguity[d]);
+    auto divisibility = [&](const Facts& f) {
+      return f.contiguity[d] > run ? gcd2(f.divisibility[d], run) : f.divisibility[d];
+    };
+    m.contiguity[d] = run;
+    m.divisibility[d] = gcd2(divisibility(a), divisibility(b));
+    m.constancy[d] = std::min(a.constancy[d], b.constancy[d]);
+  }
+  return m;
+}
+
+bool operator==(const Facts& a, const Facts& b) {
+  return a.contiguity == b.contiguity && a.divisibility == b.divisibility && a.constancy == b.constancy;
+}
+
 class Analyzer {
  public:
   explicit Analyzer(const ir::Function& f) : f_(f) {}
@@ -44,15 +66,40 @@ class Analyzer {
   void region(const ir::Region& r) {
     for (const ir::Op& op : r.ops) {
       if (op.kind == ir::OpKind::for_range) {
-        const ir::Region& body = op.regions[0];
-        // The induction variable is start + k * step.
-        std::int64_t div = gcd2(of(op.operands[0]).divisibility[0], of(op.operands[2]).divisibility[0]);
-        info_.set(body.args[0], scalar_facts(div));
-        region(body);  // carried values and loop results stay unknown
+        loop(op);
         continue;
       }
       if (op.results.size() == 1) info_.set(op.results[0], facts(op));
     }
+  }
+
+  // A loop's carried values hold what both their initial values and every yielded value hold.
+  // Starting from the initial values' facts, the body is analyzed again with the meet of those and
+  // what it yields until nothing changes (facts only weaken, so this ends): a carried value that
+  // is always reassigned a multiple of 16 stays one, and its accesses keep their vector width.
+  void loop(const ir::Op& op) {
+    const ir::Region& body = op.regions[0];
+    // The induction variable is start + k * step.
+    std::int64_t div = gcd2(of(op.operands[0]).divisibility[0], of(op.operands[2]).divisibility[0]);
+    info_.set(body.args[0], scalar_facts(div));
+    const std::size_t carried = body.args.size() - 1;
+    std::vector<Facts> state(carried);
+    for (std::size_t i = 0; i < carried; ++i) state[i] = of(op.operands[ir::kForFixedOperands + i]);
+    const ir::Op* yield = body.ops.empty() || body.ops.back().kind != ir::OpKind::yield ? nullptr : &body.ops.back();
+    while (true) {
+      for (std::size_t i = 0; i < carried; ++i) info_.set(body.args[i + 1], state[i]);
+      region(body);
+      bool changed = false;
+      for (std::size_t i = 0; i < carried; ++i) {
+        Facts next = yield && i < yield->operands.size() ? meet(state[i], of(yield->operands[i])) : Facts{};
+        if (!(next == state[i])) {
+          state[i] = next;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+    for (std::size_t i = 0; i < carried && i < op.results.size(); ++i) info_.set(op.results[i], state[i]);
   }
 
   Facts facts(const ir::Op& op) const {

@@ -125,3 +125,50 @@ TEST_CASE("a chunk end min(begin + chunk, n) keeps 16-byte accesses when chunk a
     CHECK(odd.scalar_loads > 0);
   }
 }
+
+namespace {
+
+// Each program copies ROWS rows of n columns in BLOCK steps, its row's first element carried
+// through the row loop: base starts at a multiple of n and grows by n + SKEW each row.
+void carried_base_copy_kernel(tl::Ptr out, tl::Ptr in, tl::Int n, tl::Constexpr ROWS, tl::Constexpr BLOCK,
+                              tl::Constexpr SKEW) {
+  tl::Tensor base = tl::program_id(0) * ROWS * n;
+  tl::for_range(0, ROWS, 1, [&](tl::Int) {
+    tl::for_range(0, n, BLOCK, [&](tl::Int start) {
+      auto cols = start + tl::arange(0, BLOCK);
+      auto mask = cols < n;
+      tl::store(out + base + cols, tl::load(in + base + cols, mask), mask);
+    });
+    base = base + n + SKEW;  // assigned in the loop: carried
+  });
+}
+
+}  // namespace
+
+TEST_CASE("a loop-carried offset that stays a multiple of 16 keeps 16-byte accesses") {
+  // The carried value's facts are what its initial value and every value the loop assigns it
+  // share: n + 0 keeps base a multiple of n (16), n + 1 does not.
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr> k(
+      "carried_base_copy", carried_base_copy_kernel, {"out", "in", "n", "ROWS", "BLOCK", "SKEW"});
+  CompileOptions o;
+  o.num_warps = 4;
+  o.arch = "sm_90";
+  o.backend = Backend::cuda;
+  for (const char* codegen : {"cuda", "ptx"}) {
+    CAPTURE(codegen);
+    o.codegen = std::string(codegen) == "cuda" ? GpuCodegen::cuda : GpuCodegen::ptx;
+    auto counts = [&](std::int64_t skew) {
+      return count_accesses(
+          k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4096, 4, 512, skew}, o).stage("ptx"));
+    };
+    AccessCounts aligned = counts(0);
+    CHECK(aligned.vector_loads > 0);
+    CHECK(aligned.scalar_loads == 0);
+    CHECK(aligned.vector_stores > 0);
+    CHECK(aligned.scalar_stores == 0);
+    AccessCounts skewed = counts(1);
+    CHECK(skewed.vector_loads == 0);
+    CHECK(skewed.scalar_loads > 0);
+    CHECK(skewed.vector_stores == 0);
+  }
+}
