@@ -8,7 +8,11 @@ each run, median of the runs); bytes = input read once + output written once. Ev
 is checked against a float64 reference before it is timed.
 
 Usage: python3 bench/softmax_bench.py --lib build/libtilejit_c.so --out DIR [--quick]
+         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W,persistent:W:S,...]
 Writes DIR/softmax.md (table) and DIR/softmax.png (plot).
+--seed-configs times the seed's kernels at other launch configurations too, the same way, through
+tilejit_compile / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
+choices are checked under this harness.
 """
 import argparse
 import ctypes
@@ -30,9 +34,21 @@ DTYPES = {torch.float32: 5, torch.float16: 3, torch.bfloat16: 4}  # tilejit::DTy
 SEED_MAX_N = 16384  # the seed kernels (tilejit's and Triton's) hold a row in registers
 
 
+class Arg(ctypes.Structure):
+    """tilejit_arg: kind 0 pointer (address, dtype), 1 integer (value)."""
+    _fields_ = [("kind", ctypes.c_int), ("dtype", ctypes.c_int), ("address", ctypes.c_uint64),
+                ("value", ctypes.c_int64), ("fvalue", ctypes.c_double)]
+
+
 class Tilejit:
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
+        self.lib.tilejit_compile.argtypes = [ctypes.c_char_p, ctypes.POINTER(Arg), ctypes.c_int, ctypes.c_int,
+                                             ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]
+        self.lib.tilejit_launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint64] * 3 + [
+            ctypes.POINTER(Arg), ctypes.c_int, ctypes.c_void_p]
+        self.lib.tilejit_persistent_grid.argtypes = [ctypes.c_void_p, ctypes.c_uint64,
+                                                     ctypes.POINTER(ctypes.c_uint64)]
         self.lib.tilejit_softmax_seed.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * 4 + [
             ctypes.c_int, ctypes.c_void_p]
         self.lib.tilejit_softmax_seed.restype = ctypes.c_int
@@ -55,6 +71,33 @@ class Tilejit:
         self._check(self.lib.tilejit_softmax_seed(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0),
                                                   DTYPES[x.dtype], torch.cuda.current_stream().cuda_stream))
         return y
+
+    def seed_launch(self, spec, x, y):
+        """A launcher of the seed's kernels at one configuration: "simple:W" (one program of W warps
+        per row) or "persistent:W:S" (a persistent grid of W-warp programs, S stages)."""
+        kind, *numbers = spec.split(":")
+        if (kind, len(numbers)) not in (("simple", 1), ("persistent", 2)):
+            raise ValueError(f"bad seed configuration '{spec}' (simple:W or persistent:W:S)")
+        warps, stages = int(numbers[0]), int(numbers[1]) if kind == "persistent" else 1
+        rows, cols = x.shape
+        block = 1 << (cols - 1).bit_length()
+        dtype = DTYPES[x.dtype]
+        args = [Arg(0, dtype, y.data_ptr()), Arg(0, dtype, x.data_ptr()), Arg(1, 0, 0, x.stride(0)),
+                Arg(1, 0, 0, y.stride(0))]
+        args += [Arg(1, 0, 0, v) for v in ((rows, cols, block, stages) if kind == "persistent" else (cols, block))]
+        arg_array = (Arg * len(args))(*args)
+        handle = ctypes.c_void_p()
+        self._check(self.lib.tilejit_compile(f"softmax_{kind}".encode(), arg_array, len(args), warps, 1,
+                                             ctypes.byref(handle)))
+        grid = ctypes.c_uint64(rows)
+        if kind == "persistent":
+            self._check(self.lib.tilejit_persistent_grid(handle, rows, ctypes.byref(grid)))
+
+        def launch():
+            self._check(self.lib.tilejit_launch(handle, grid.value, 1, 1, arg_array, len(args),
+                                                torch.cuda.current_stream().cuda_stream))
+            return y
+        return launch
 
     def op(self, x, y):
         rows, cols = x.shape
@@ -113,6 +156,9 @@ def main():
     ap.add_argument("--max-n", type=int, default=1 << 40, help="only shapes with at most this many columns")
     ap.add_argument("--impls", default=",".join(IMPLS),
                     help="comma-separated subset of " + ",".join(IMPLS) + " (copy is always run: it is C)")
+    ap.add_argument("--shapes", default="", help="comma-separated MxN shapes instead of the table's")
+    ap.add_argument("--seed-configs", default="",
+                    help="comma-separated seed launches to time as well: simple:W or persistent:W:S")
     args = ap.parse_args()
     torch.manual_seed(0)
     wanted = set(args.impls.split(",")) | {"copy"}
@@ -121,7 +167,12 @@ def main():
         ap.error(f"unknown --impls: {','.join(sorted(unknown))}")
     tj, tr = Tilejit(args.lib), TritonSeedSoftmax()
     compiled = make_compiled_softmax() if "torch_compile" in wanted else None
-    shapes = [s for s in (QUICK_SHAPES if args.quick else SHAPES) if args.min_n <= s[1] <= args.max_n]
+    if args.shapes:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
+    else:
+        shapes = QUICK_SHAPES if args.quick else SHAPES
+    shapes = [s for s in shapes if args.min_n <= s[1] <= args.max_n]
+    seed_configs = [c for c in args.seed_configs.split(",") if c]
     rows = []
     for dtype in (torch.float32, torch.bfloat16):
         for m, n in shapes:
@@ -139,6 +190,8 @@ def main():
                 "triton": (lambda: tr(x, y)) if seed_ok else None,
             }
             impls = {k: v for k, v in impls.items() if k in wanted}
+            for spec in seed_configs:
+                impls[f"tilejit_seed[{spec}]"] = tj.seed_launch(spec, x, y) if seed_ok else None
             result = {}
             for name, fn in impls.items():
                 if fn is None:

@@ -49,6 +49,9 @@ const char* tilejit_kernel_names(void);
 /* Launches a compiled kernel on a grid with the same kind of arguments it was compiled for. */
 int tilejit_launch(const tilejit_compiled* kernel, uint64_t grid_x, uint64_t grid_y, uint64_t grid_z,
                    const tilejit_arg* args, int n_args, void* stream);
+/* The grid of a persistent launch over `work_items` (rows): as many programs as the device holds
+ * at once, at most `work_items` (tilejit::persistent_grid). Needs a GPU. */
+int tilejit_persistent_grid(const tilejit_compiled* kernel, uint64_t work_items, uint64_t* grid);
 /* A stage of a compiled kernel ("ir", "ir.lowered", "cuda", "ptx"); valid while the process runs. */
 const char* tilejit_stage(const tilejit_compiled* kernel, const char* stage);
 

@@ -116,6 +116,13 @@ int tilejit_launch(const tilejit_compiled* kernel, uint64_t grid_x, uint64_t gri
   });
 }
 
+int tilejit_persistent_grid(const tilejit_compiled* kernel, uint64_t work_items, uint64_t* grid) {
+  return guarded([&] {
+    if (!kernel || !grid) throw tilejit::Error("tilejit_persistent_grid: null kernel or output");
+    *grid = tilejit::persistent_grid(*kernel->kernel, work_items);
+  });
+}
+
 const char* tilejit_stage(const tilejit_compiled* kernel, const char* stage) {
   const char* text = nullptr;
   guarded([&] {

@@ -1,0 +1,97 @@
+// The C API as C and Python (ctypes) callers use it: return codes, per-thread error messages
+// that name the problem, the kernel list, and compiling a library kernel. Without a GPU the
+// device entry points must fail cleanly, saying why; with one, bench/softmax_bench.py drives
+// them on torch tensors.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tilejit/c_api.h"
+
+namespace {
+
+std::string last_error() { return tilejit_last_error(); }
+
+tilejit_arg pointer(std::uint64_t address, int dtype) { return tilejit_arg{0, dtype, address, 0, 0.0}; }
+tilejit_arg integer(std::int64_t v) { return tilejit_arg{1, 0, 0, v, 0.0}; }
+
+}  // namespace
+
+TEST_CASE("C API: the library's kernels by name") {
+  const std::string names = tilejit_kernel_names();
+  CHECK(names.find("softmax_simple") != std::string::npos);
+  CHECK(names.find("softmax_persistent") != std::string::npos);
+}
+
+TEST_CASE("C API: compiling the seed's persistent kernel gives a handle with its stages") {
+  // out, in, in_stride, out_stride, n_rows, n_cols, BLOCK_SIZE, num_stages
+  const tilejit_arg args[] = {pointer(0x10000, TILEJIT_F32),
+                              pointer(0x20000, TILEJIT_F32),
+                              integer(1024),
+                              integer(1024),
+                              integer(4096),
+                              integer(1000),
+                              integer(1024),
+                              integer(2)};
+  tilejit_compiled* k = nullptr;
+  REQUIRE_MESSAGE(tilejit_compile("softmax_persistent", args, 8, 4, 2, &k) == 0, last_error());
+  REQUIRE(k != nullptr);
+  const char* ir = tilejit_stage(k, "ir");
+  REQUIRE(ir != nullptr);
+  CHECK(std::string(ir).find("softmax_persistent") != std::string::npos);
+  // A stage that does not exist: null, and the message names it.
+  CHECK(tilejit_stage(k, "no-such-stage") == nullptr);
+  CHECK(last_error().find("no-such-stage") != std::string::npos);
+  uint64_t grid = 0;
+  if (tilejit_has_gpu()) {
+    REQUIRE_MESSAGE(tilejit_persistent_grid(k, 4096, &grid) == 0, last_error());
+    CHECK(grid >= 1);
+    CHECK(grid <= 4096);
+  }
+  CHECK(tilejit_persistent_grid(k, 4096, nullptr) != 0);
+  CHECK(last_error().find("null") != std::string::npos);
+}
+
+TEST_CASE("C API: bad calls return non-zero and say what was wrong") {
+  tilejit_compiled* k = nullptr;
+  const tilejit_arg one = integer(1);
+  CHECK(tilejit_compile("nope", &one, 1, 4, 1, &k) != 0);
+  CHECK(last_error().find("unknown kernel 'nope'") != std::string::npos);
+  CHECK(last_error().find("softmax_persistent") != std::string::npos);  // the known ones, listed
+  CHECK(tilejit_compile(nullptr, &one, 1, 4, 1, &k) != 0);
+  CHECK(last_error().find("null") != std::string::npos);
+  const tilejit_arg bad_dtype = pointer(0x10000, 99);
+  CHECK(tilejit_compile("softmax_simple", &bad_dtype, 1, 4, 1, &k) != 0);
+  CHECK(last_error().find("bad dtype code 99") != std::string::npos);
+  const tilejit_arg bad_kind{7, 0, 0, 0, 0.0};
+  CHECK(tilejit_compile("softmax_simple", &bad_kind, 1, 4, 1, &k) != 0);
+  CHECK(last_error().find("bad kind 7") != std::string::npos);
+  CHECK(tilejit_launch(nullptr, 1, 1, 1, nullptr, 0, nullptr) != 0);
+  CHECK(last_error().find("null kernel") != std::string::npos);
+  CHECK(tilejit_persistent_grid(nullptr, 1, nullptr) != 0);
+
+  // The softmax entry points check their arguments before touching a device.
+  float x = 0;
+  CHECK(tilejit_softmax(nullptr, &x, 2, 2, 2, 2, TILEJIT_F32, TILEJIT_F32, nullptr) != 0);
+  CHECK(last_error().find("null") != std::string::npos);
+  CHECK(tilejit_softmax(&x, &x, -1, 2, 2, 2, TILEJIT_F32, TILEJIT_F32, nullptr) != 0);
+  CHECK(last_error().find("negative") != std::string::npos);
+  CHECK(tilejit_log_softmax(&x, &x, 2, 2, 2, 2, TILEJIT_I32, TILEJIT_F32, nullptr) != 0);
+  CHECK(last_error().find("i32") != std::string::npos);
+  CHECK(tilejit_softmax_seed(&x, &x, 2, 20000, 20000, 20000, TILEJIT_F32, nullptr) != 0);
+  CHECK(last_error().find("16384") != std::string::npos);
+  // Nothing to do is not an error, GPU or not.
+  CHECK(tilejit_softmax(&x, &x, 0, 2, 2, 2, TILEJIT_F32, TILEJIT_F32, nullptr) == 0);
+  CHECK(tilejit_softmax_seed(&x, &x, 3, 0, 0, 0, TILEJIT_F32, nullptr) == 0);
+}
+
+TEST_CASE("C API: without a GPU, device calls fail and say why") {
+  if (tilejit_has_gpu()) {
+    MESSAGE("skipped: this machine has a GPU (bench/softmax_bench.py runs the C API there)");
+    return;
+  }
+  CHECK(!last_error().empty());  // tilejit_has_gpu's reason
+  float x[4] = {0, 0, 0, 0};
+  CHECK(tilejit_softmax(x, x, 2, 2, 2, 2, TILEJIT_F32, TILEJIT_F32, nullptr) != 0);
+  CHECK(!last_error().empty());
+}
