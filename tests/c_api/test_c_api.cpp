@@ -4,6 +4,7 @@
 // them on torch tensors.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "tilejit/c_api.h"
