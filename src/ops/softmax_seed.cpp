@@ -28,14 +28,17 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   // of copy against 0.95 / 0.97; 16384 f32: 0.97 against 0.92), the hardware's block scheduler
   // overlapping one row's reductions with the next one's loads; below that the persistent loop with
   // the next row's loads in flight wins (1024 f32: 1.05 against 1.01).
-  // Warps: 4 up to 4096 columns, 16 from 8192 — but 8 for 16-bit rows of 8192 (0.96 against 0.89:
-  // 32 elements a thread is one 64-byte load each) and of 16384 (do_bench at 76b0877, 4096 rows:
-  // 0.95 of copy against 0.92-0.94 with 16; bench/results/seed_configs_76b0877.md), 4 at 256 columns (f32 / bf16 0.94 / 0.87 against
-  // 0.92 / 0.81 with 2), and at 128 columns 2 for f32 (0.88 against 0.86), 1 for 16-bit (0.80
-  // against 0.67).
+  // Warps: 4 up to 4096 columns, 16 from 8192, but
+  //  - 8 for 16-bit rows of 8192 (0.96 against 0.89: 32 elements a thread is one 64-byte load each)
+  //    and of 16384 (do_bench, 4096 rows: 0.95-0.96 of copy against 0.92-0.93 with 16;
+  //    bench/results/seed_configs_76b0877.md and _9e6df0d.md);
+  //  - 4 at 256 columns (f32 / bf16 0.94 / 0.87 against 0.92 / 0.81 with 2);
+  //  - 1 at 128 columns and fewer: a warp's shuffles reduce the row with no barrier, 16 bytes a
+  //    thread (do_bench, 65536 x 128 f32 with 4 stages: 0.94 and 0.97 against 0.94 and 0.94 with 2
+  //    warps, in the same files; bf16 0.80 against 0.67 in events, seed_sweep.md).
   if (c.block >= 8192) c.num_warps = elem_bytes == 2 && c.block <= 16384 ? 8 : 16;
   else if (c.block == 256) c.num_warps = 4;
-  else if (c.block <= 128) c.num_warps = elem_bytes == 4 && c.block == 128 ? 2 : 1;
+  else if (c.block <= 128) c.num_warps = 1;
   else c.num_warps = detail::warps_for(c.block, 4);
   c.one_row_per_program = c.block >= 2048;
   // Rows of 256 columns or fewer keep three rows' loads in flight (65536 x 128, probes_feac075.md:
