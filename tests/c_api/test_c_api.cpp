@@ -35,7 +35,15 @@ TEST_CASE("C API: compiling the seed's persistent kernel gives a handle with its
                               integer(1024),
                               integer(2)};
   tilejit_compiled* k = nullptr;
-  REQUIRE_MESSAGE(tilejit_compile("softmax_persistent", args, 8, 4, 2, &k) == 0, last_error());
+  const int rc = tilejit_compile("softmax_persistent", args, 8, 4, 2, &k);
+  const std::string why = last_error();  // before tilejit_has_gpu, which sets its own
+  if (rc != 0 && !tilejit_has_gpu()) {
+    // No GPU and a build without LLVM: no backend to compile for, and the message says so.
+    CHECK(why.find("not available") != std::string::npos);
+    MESSAGE("skipped: neither a GPU nor the CPU backend here (" << why << ")");
+    return;
+  }
+  REQUIRE_MESSAGE(rc == 0, why);
   REQUIRE(k != nullptr);
   const char* ir = tilejit_stage(k, "ir");
   REQUIRE(ir != nullptr);
