@@ -8,16 +8,21 @@ each run, median of the runs); bytes = input read once + output written once. Ev
 is checked against a float64 reference before it is timed.
 
 Usage: python3 bench/softmax_bench.py --lib build/libtilejit_c.so --out DIR [--quick]
-         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W,persistent:W:S,...]
+         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W,persistent:W:S,...] [--repeat R]
 Writes DIR/softmax.md (table) and DIR/softmax.png (plot).
 --seed-configs times the seed's kernels at other launch configurations too, the same way, through
 tilejit_compile / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
 choices are checked under this harness.
+--repeat R times every implementation R times per shape, round-robin (copy, then each in turn, R
+rounds), and reports the median time and the range of the per-round fractions of C (each round's
+implementation against that round's copy): on shapes of a few tens of microseconds one do_bench
+median moves by a few hundredths between runs, enough to reorder implementations.
 """
 import argparse
 import ctypes
 import datetime
 import os
+import statistics
 import subprocess
 import sys
 
@@ -159,6 +164,7 @@ def main():
     ap.add_argument("--shapes", default="", help="comma-separated MxN shapes instead of the table's")
     ap.add_argument("--seed-configs", default="",
                     help="comma-separated seed launches to time as well: simple:W or persistent:W:S")
+    ap.add_argument("--repeat", type=int, default=1, help="timed rounds per shape (median, and the range)")
     args = ap.parse_args()
     torch.manual_seed(0)
     wanted = set(args.impls.split(",")) | {"copy"}
@@ -192,10 +198,8 @@ def main():
             impls = {k: v for k, v in impls.items() if k in wanted}
             for spec in seed_configs:
                 impls[f"tilejit_seed[{spec}]"] = tj.seed_launch(spec, x, y) if seed_ok else None
-            result = {}
             for name, fn in impls.items():
                 if fn is None:
-                    result[name] = None
                     continue
                 y.fill_(float("nan"))
                 out = fn()
@@ -204,10 +208,16 @@ def main():
                     tj.settle()  # TILEJIT_CODEGEN=tiered: time NVRTC's kernel, not the stand-in before it
                 if name != "copy":
                     check(name, out if name.startswith("torch") else y, x, ref)
-                result[name] = time_ms(fn)
             del ref
+            samples = {name: [] for name, fn in impls.items() if fn is not None}
+            for _ in range(max(1, args.repeat)):
+                for name in samples:
+                    samples[name].append(time_ms(impls[name]))
+            result = {name: statistics.median(samples[name]) if name in samples else None for name in impls}
+            # Each round's fraction of C against that round's copy.
+            fractions = {name: [c / t for c, t in zip(samples["copy"], ts)] for name, ts in samples.items()}
             c = result["copy"]
-            rows.append((str(dtype).replace("torch.", ""), m, n, gbytes, result, c))
+            rows.append((str(dtype).replace("torch.", ""), m, n, gbytes, result, c, fractions))
             line = " ".join(f"{k} n/a" if v is None else f"{k} {v * 1e3:8.1f}us {gbytes / (v / 1e3):6.0f}GB/s {c / v:4.2f}C"
                             for k, v in result.items())
             print(f"{rows[-1][0]:9s} {m:6d} x {n:8d}: {line}", flush=True)
@@ -232,13 +242,23 @@ def write_report(rows, out_dir, plot=True):
              "written; C = device-to-device copy of the same bytes timed the same way. Every output checked "
              "against float64 first.", "",
              "| dtype | M | N | impl | time (us) | GB/s | fraction of C |", "|---|---|---|---|---|---|---|"]
-    for dtype, m, n, gbytes, result, c in rows:
+    rounds = max((len(f) for row in rows for f in row[6].values()), default=1)
+    if rounds > 1:
+        lines[-4] += (f" Each shape timed in {rounds} rounds, round-robin: time is the median, and the last column "
+                      "the range of the rounds' fractions of C (each against its round's copy).")
+        lines[-2] += " range over rounds |"
+        lines[-1] += "---|"
+    for dtype, m, n, gbytes, result, c, fractions in rows:
         for name, ms in result.items():
+            spread = ""
+            if rounds > 1:
+                f = fractions.get(name)
+                spread = f" {min(f):.2f}-{max(f):.2f} |" if f else " n/a |"
             if ms is None:
-                lines.append(f"| {dtype} | {m} | {n} | {name} | n/a | n/a | n/a |")
+                lines.append(f"| {dtype} | {m} | {n} | {name} | n/a | n/a | n/a |" + spread)
             else:
-                lines.append(
-                    f"| {dtype} | {m} | {n} | {name} | {ms * 1e3:.1f} | {gbytes / (ms / 1e3):.0f} | {c / ms:.2f} |")
+                lines.append(f"| {dtype} | {m} | {n} | {name} | {ms * 1e3:.1f} | {gbytes / (ms / 1e3):.0f} | "
+                             f"{c / ms:.2f} |" + spread)
     with open(os.path.join(out_dir, "softmax.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     if not plot:
