@@ -19,24 +19,34 @@ using tilejit_test::count_accesses;
 
 namespace {
 
-const CompiledKernel& compile_seed(std::uint64_t out, std::uint64_t in, std::int64_t cols, DType t = DType::f32) {
+// CUDA kernels for sm_90 at 4 warps, compiled without a GPU.
+CompileOptions sm90_options(GpuCodegen codegen = GpuCodegen::automatic) {
   CompileOptions o;
   o.num_warps = 4;
   o.arch = "sm_90";
-  o.codegen = GpuCodegen::cuda;  // these checks read the CUDA C stage
+  o.codegen = codegen;
   o.backend = Backend::cuda;
-  return ops::softmax_simple().compile({Pointer{out, t}, Pointer{in, t}, cols, cols, cols, 1024}, o);
+  return o;
+}
+
+// Every global load and store is a vector access.
+void check_all_vector(const AccessCounts& c) {
+  CHECK(c.vector_loads > 0);
+  CHECK(c.scalar_loads == 0);
+  CHECK(c.vector_stores > 0);
+  CHECK(c.scalar_stores == 0);
+}
+
+const CompiledKernel& compile_seed(std::uint64_t out, std::uint64_t in, std::int64_t cols, DType t = DType::f32) {
+  return ops::softmax_simple().compile({Pointer{out, t}, Pointer{in, t}, cols, cols, cols, 1024},
+                                       sm90_options(GpuCodegen::cuda));  // these checks read the CUDA C stage
 }
 
 }  // namespace
 
 TEST_CASE("aligned pointers and widths divisible by 16 give v4 loads and stores") {
   const auto& k = compile_seed(0x10000, 0x20000, 1024);
-  AccessCounts c = count_accesses(k.stage("ptx"));
-  CHECK(c.vector_loads > 0);
-  CHECK(c.vector_stores > 0);
-  CHECK(c.scalar_loads == 0);
-  CHECK(c.scalar_stores == 0);
+  check_all_vector(count_accesses(k.stage("ptx")));
   CHECK(k.stage("ptx").find("ld.global.v4.b32") != std::string::npos);
   CHECK(k.stage("ir.lowered").find("align(16)") != std::string::npos);
 }
@@ -103,20 +113,13 @@ void chunk_copy_kernel(tl::Ptr out, tl::Ptr in, tl::Int n, tl::Int chunk, tl::Co
 TEST_CASE("a chunk end min(begin + chunk, n) keeps 16-byte accesses when chunk and n are multiples of 16") {
   static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr> k(
       "chunk_copy", chunk_copy_kernel, {"out", "in", "n", "chunk", "BLOCK", "EMPTY_PAST_N"});
-  CompileOptions o;
-  o.num_warps = 4;
-  o.arch = "sm_90";
-  o.backend = Backend::cuda;
+  const CompileOptions o = sm90_options();
   // Without and with the end chosen by a select: a select of two aligned ends stays aligned.
   for (std::int64_t select : {0, 1}) {
     CAPTURE(select);
-    AccessCounts aligned = count_accesses(
+    check_all_vector(count_accesses(
         k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4096, 1024, 512, select}, o)
-            .stage("ptx"));
-    CHECK(aligned.vector_loads > 0);
-    CHECK(aligned.scalar_loads == 0);
-    CHECK(aligned.vector_stores > 0);
-    CHECK(aligned.scalar_stores == 0);
+            .stage("ptx")));
     // An odd n: the last chunk ends inside a group of four, so no 16-byte access is provable.
     AccessCounts odd = count_accesses(
         k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4095, 1024, 512, select}, o)
@@ -150,22 +153,14 @@ TEST_CASE("a loop-carried offset that stays a multiple of 16 keeps 16-byte acces
   // share: n + 0 keeps base a multiple of n (16), n + 1 does not.
   static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr> k(
       "carried_base_copy", carried_base_copy_kernel, {"out", "in", "n", "ROWS", "BLOCK", "SKEW"});
-  CompileOptions o;
-  o.num_warps = 4;
-  o.arch = "sm_90";
-  o.backend = Backend::cuda;
-  for (const char* codegen : {"cuda", "ptx"}) {
-    CAPTURE(codegen);
-    o.codegen = std::string(codegen) == "cuda" ? GpuCodegen::cuda : GpuCodegen::ptx;
+  for (GpuCodegen codegen : {GpuCodegen::cuda, GpuCodegen::ptx}) {
+    CAPTURE(codegen == GpuCodegen::cuda ? "cuda" : "ptx");
     auto counts = [&](std::int64_t skew) {
-      return count_accesses(
-          k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4096, 4, 512, skew}, o).stage("ptx"));
+      return count_accesses(k.compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 4096, 4, 512, skew},
+                                      sm90_options(codegen))
+                                .stage("ptx"));
     };
-    AccessCounts aligned = counts(0);
-    CHECK(aligned.vector_loads > 0);
-    CHECK(aligned.scalar_loads == 0);
-    CHECK(aligned.vector_stores > 0);
-    CHECK(aligned.scalar_stores == 0);
+    check_all_vector(counts(0));
     AccessCounts skewed = counts(1);
     CHECK(skewed.vector_loads == 0);
     CHECK(skewed.scalar_loads > 0);
