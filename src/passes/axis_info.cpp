@@ -44,10 +44,6 @@ Facts meet(const Facts& a, const Facts& b) {
   return m;
 }
 
-bool operator==(const Facts& a, const Facts& b) {
-  return a.contiguity == b.contiguity && a.divisibility == b.divisibility && a.constancy == b.constancy;
-}
-
 class Analyzer {
  public:
   explicit Analyzer(const ir::Function& f) : f_(f) {}
@@ -85,14 +81,14 @@ class Analyzer {
     const std::size_t carried = body.args.size() - 1;
     std::vector<Facts> state(carried);
     for (std::size_t i = 0; i < carried; ++i) state[i] = of(op.operands[ir::kForFixedOperands + i]);
-    const ir::Op* yield = body.ops.empty() || body.ops.back().kind != ir::OpKind::yield ? nullptr : &body.ops.back();
+    const ir::Op& yield = body.ops.back();  // a verified body ends with its yield
     while (true) {
       for (std::size_t i = 0; i < carried; ++i) info_.set(body.args[i + 1], state[i]);
       region(body);
       bool changed = false;
       for (std::size_t i = 0; i < carried; ++i) {
-        Facts next = yield && i < yield->operands.size() ? meet(state[i], of(yield->operands[i])) : Facts{};
-        if (!(next == state[i])) {
+        Facts next = meet(state[i], of(yield.operands.at(i)));
+        if (next != state[i]) {
           state[i] = next;
           changed = true;
         }

@@ -21,6 +21,7 @@ struct AxisFacts {
   std::array<std::int64_t, 2> divisibility{1, 1};
   /// Values come in runs of this many equal values.
   std::array<std::int64_t, 2> constancy{1, 1};
+  bool operator==(const AxisFacts&) const = default;
 };
 
 class AxisInfo {
