@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# On the GPU machine: ncu sections (speed of light, occupancy, launch, scheduler, warp state), DRAM
-# bytes read and written, the L2 hit rate, the stall reasons above 0.5 warps per issued instruction, and static SASS opcode counts of the softmax op's kernels, one shape per line of PROBES_FILE
+# On the GPU machine: ncu sections (speed of light, occupancy, launch, scheduler, warp state,
+# instructions), DRAM bytes read and written, the L2 hit rate, the stall reasons above 0.5 warps per
+# issued instruction, and static SASS opcode counts of the softmax op's kernels, one shape per line
+# of PROBES_FILE
 # (tilejit-softmax arguments). NVRTC's kernels (TILEJIT_CODEGEN=cuda). Results under $OUT.
 # Caches are left as the previous kernel left them (NCU_CACHE_CONTROL=none, the default here): ncu's
 # own default flushes L2 before every profiled kernel, so a second pass over a row always reads DRAM.
@@ -36,13 +38,13 @@ while read -r args; do
     timeout 120 ncu --clock-control none --cache-control "${NCU_CACHE_CONTROL:-none}" -k regex:softmax_ \
       --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-      --section SchedulerStats --metrics "$metrics" \
+      --section SchedulerStats --section InstructionStats --metrics "$metrics" \
       ./build-gpu/examples/tilejit-softmax $args --reps 5 >"$OUT/ncu_$i.txt" 2>&1
     grep -q "==ERROR==" "$OUT/ncu_$i.txt" || break
     # An ncu without regular expressions in --metrics: the named metrics only.
     metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
   done
-  grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|No Eligible|One or More|Warp Cycles Per Issued|dram__bytes|lts__t_sector_hit" \
+  grep -E "Duration|Throughput|Executed Ipc|Issue Slots|Executed Instructions|Issued Instructions|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|No Eligible|One or More|Warp Cycles Per Issued|dram__bytes|lts__t_sector_hit" \
     "$OUT/ncu_$i.txt" | tee -a "$OUT/diag.txt"
   # Stall reasons worth reading (the ratio: warps stalled for it per issued instruction).
   grep -E "issue_stalled_.*ratio" "$OUT/ncu_$i.txt" | awk '$NF + 0 >= 0.5' | tee -a "$OUT/diag.txt"
