@@ -5,11 +5,12 @@
 // The seed kernels are always compiled for CUDA too, so their PTX is written even without a GPU.
 //   tilejit-softmax --rows 4096 --cols 4096 [--kernel op|seed|simple|persistent] [--dtype f32|f16|bf16]
 //                   [--log] [--strategy NAME --block N --warps N --stages N --rows-per-program N --splits N
-//                   --grid persistent|per_row [--overlap]]
+//                   --grid persistent|per_row [--overlap] [--min-blocks N]]
 //                   [--kept-bytes N] [--tune] [--dump ptx|cuda|ir] [--backend cuda|cpu] [--threads N] [--reps N]
 // --kept-bytes: shared memory a walking program keeps its slice's first blocks in (-1: the
 // default budget, 0: none; SoftmaxOptions::kept_bytes). --overlap: a group overlaps each row's
-// exchange with the next row's reads (SoftmaxConfig::overlap).
+// exchange with the next row's reads (SoftmaxConfig::overlap). --min-blocks: blocks each SM should
+// hold, registers capped to fit (SoftmaxConfig::min_blocks_per_sm; 0: no bound).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -119,7 +120,10 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
     if (!ops::parse_grid(args.str("grid"), c.grid))
       throw Error(fmt::format("unknown --grid '{}' (persistent or per_row)", args.str("grid")));
     c.overlap = args.flag("overlap");
+    c.min_blocks_per_sm = static_cast<int>(args.integer("min-blocks"));
     o.config = c;
+  } else if (args.integer("min-blocks") != 0) {
+    throw Error("--min-blocks applies to a forced configuration: give --strategy too");
   }
   return o;
 }
@@ -283,7 +287,8 @@ int main(int argc, char** argv) {
                             {"seed", "1"},
                             {"backend", ""},
                             {"threads", "0"},
-                            {"kept-bytes", "-1"}},
+                            {"kept-bytes", "-1"},
+                            {"min-blocks", "0"}},
                            {"log", "tune", "overlap"});
     return run(args);
   } catch (const Error& e) {

@@ -128,6 +128,10 @@ struct CompileOptions {
   std::string arch;
   Backend backend = Backend::automatic;
   GpuCodegen codegen = GpuCodegen::automatic;  ///< CUDA: PTX generator or CUDA C + NVRTC
+  /// CUDA: blocks of this kernel each SM should hold at once (__launch_bounds__'s second
+  /// argument, PTX .minnctapersm): ptxas keeps registers to 65536 / (threads x this), spilling
+  /// if it must. 0: no bound (ptxas picks the registers). Part of the key; the CPU backend ignores it.
+  int min_blocks_per_sm = 0;
 };
 
 /// How a kernel is launched: its compile options plus the stream (CUDA) or the number of
@@ -141,6 +145,7 @@ struct LaunchOptions {
   /// CPU backend: at most this many threads (0: TILEJIT_CPU_THREADS when set, else every core).
   int cpu_threads = 0;
   GpuCodegen codegen = GpuCodegen::automatic;
+  int min_blocks_per_sm = 0;  ///< see CompileOptions::min_blocks_per_sm
 };
 
 /// What the compiler knows about a compiled kernel, available without a GPU.
@@ -154,6 +159,7 @@ struct KernelMetadata {
   std::string codegen;
   int num_warps = 4;
   int num_stages = 1;
+  int min_blocks_per_sm = 0;  ///< CompileOptions::min_blocks_per_sm
   /// Programs per thread-block cluster (tl::cluster_* reductions; consecutive along axis 0), else 1.
   int cluster_size = 1;
   /// Programs per group (tl::group_* reductions through global memory; consecutive along axis 0),

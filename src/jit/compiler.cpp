@@ -151,10 +151,10 @@ void add_toolchain_components(KeyComponents& parts, const std::string& source, c
 
 // The PTX generator's output, or nullopt with *why naming what it could not express.
 std::optional<codegen::ptx::PtxKernelSource> generate_ptx_or_explain(const ir::Function& f, const std::string& entry,
-                                                                     int num_warps, const std::string& arch,
+                                                                     const BlockOptions& block, const std::string& arch,
                                                                      std::string& why) {
   try {
-    return codegen::ptx::generate_ptx(f, {entry, num_warps, arch, true});
+    return codegen::ptx::generate_ptx(f, {entry, block.num_warps, block.min_blocks_per_sm, arch, true});
   } catch (const codegen::ptx::Unsupported& e) {
     why = e.what();
     return std::nullopt;
@@ -266,10 +266,17 @@ bool compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::
 }  // namespace
 
 std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& req) {
-  if (req.num_warps < 1 || req.num_warps > 32 || (req.num_warps & (req.num_warps - 1)) != 0)
-    throw Error(fmt::format("num_warps must be 1, 2, 4, 8, 16 or 32, got {}", req.num_warps));
-  if (req.num_stages < 1 || req.num_stages > 8)
-    throw Error(fmt::format("num_stages must be between 1 and 8, got {}", req.num_stages));
+  const BlockOptions& block = req.block;
+  if (block.num_warps < 1 || block.num_warps > 32 || (block.num_warps & (block.num_warps - 1)) != 0)
+    throw Error(fmt::format("num_warps must be 1, 2, 4, 8, 16 or 32, got {}", block.num_warps));
+  if (block.num_stages < 1 || block.num_stages > 8)
+    throw Error(fmt::format("num_stages must be between 1 and 8, got {}", block.num_stages));
+  // An SM holds at most 64 warps (2048 threads) and 32 blocks.
+  if (block.min_blocks_per_sm < 0 || block.min_blocks_per_sm > 32 || block.min_blocks_per_sm * block.num_warps > 64)
+    throw Error(
+        fmt::format("min_blocks_per_sm must be between 0 and {} for {} warps a block (an SM holds at most "
+                    "64 warps and 32 blocks), got {}",
+                    std::min(32, 64 / block.num_warps), block.num_warps, block.min_blocks_per_sm));
   auto k = std::make_unique<CompiledKernel::Impl>();
   auto& md = k->metadata;
   md.kernel_name = req.signature->kernel_name;
@@ -277,11 +284,12 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   md.key = req.key;
   md.arch = req.arch;
   md.backend = req.backend;
-  md.num_warps = req.num_warps;
-  md.num_stages = req.num_stages;
+  md.num_warps = block.num_warps;
+  md.num_stages = block.num_stages;
+  md.min_blocks_per_sm = block.min_blocks_per_sm;
   k->signature = *req.signature;
   k->params = req.params;
-  k->components = spec_components(req.params, req.num_warps, req.num_stages, req.arch, req.backend, req.codegen);
+  k->components = spec_components(req.params, block, req.arch, req.backend, req.codegen);
 
   auto t0 = std::chrono::steady_clock::now();
   std::vector<tl::detail::TraceParam> trace_params;
@@ -291,7 +299,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   passes::canonicalize(f, debug_enabled());
   // Prefetching the next iteration's loads pays on the GPU, where latency is hidden by
   // loads in flight; the CPU's caches and prefetchers do that work there.
-  if (req.backend == Backend::cuda && passes::pipeline_loop_loads(f, req.num_warps, req.num_stages))
+  if (req.backend == Backend::cuda && passes::pipeline_loop_loads(f, block.num_warps, block.num_stages))
     passes::canonicalize(f, debug_enabled());
   k->stages["ir.lowered"] = ir::print(f);
   md.trace_ms = ms_since(t0);
@@ -320,7 +328,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   std::string fallback;
   if (req.codegen == GpuCodegen::ptx) {
     if (ov.kind == Override::cuda) fallback = "CUDA C override " + ov.path;
-    else if (auto ptx = generate_ptx_or_explain(f, md.entry_name, req.num_warps, md.arch, fallback)) {
+    else if (auto ptx = generate_ptx_or_explain(f, md.entry_name, block, md.arch, fallback)) {
       k->stages["ptx"] = ptx->ptx;
       md.dynamic_shared_bytes = ptx->dynamic_shared_bytes;
       md.codegen = "ptx";
@@ -328,7 +336,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   }
   if (md.codegen.empty() && req.ptx_generator_only) return nullptr;
   if (md.codegen.empty()) {
-    auto cuda = codegen::cuda::generate_cuda(f, {md.entry_name, req.num_warps, true});
+    auto cuda = codegen::cuda::generate_cuda(f, {md.entry_name, block.num_warps, block.min_blocks_per_sm, true});
     k->stages["cuda"] = cuda.source;
     md.dynamic_shared_bytes = cuda.dynamic_shared_bytes;
     md.codegen = "cuda";

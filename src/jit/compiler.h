@@ -14,8 +14,7 @@ struct CompileRequest {
   std::vector<BoundParam> params;
   const std::function<void()>* invoke;  // calls the user's function with traced parameters
   std::string key;
-  int num_warps = 4;
-  int num_stages = 1;
+  BlockOptions block;
   std::string arch;                       // CUDA arch, or the CPU target (cpu_target())
   Backend backend = Backend::cuda;        // cuda or cpu
   GpuCodegen codegen = GpuCodegen::cuda;  // CUDA: ptx or cuda (never automatic); CPU: automatic

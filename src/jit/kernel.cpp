@@ -91,29 +91,22 @@ struct KernelBase::Impl {
   std::function<void()> invoke;
 
   struct FastEntry {
-    FastEntry(std::uint64_t h, std::vector<jit::ArgFacts> f, int warps, int stages, Backend b, GpuCodegen c,
+    FastEntry(std::uint64_t h, std::vector<jit::ArgFacts> f, jit::BlockOptions bo, Backend b, GpuCodegen c,
               std::string a, const CompiledKernel* k)
-        : hash(h),
-          facts(std::move(f)),
-          num_warps(warps),
-          num_stages(stages),
-          backend(b),
-          codegen(c),
-          arch(std::move(a)),
-          kernel(k) {}
+        : hash(h), facts(std::move(f)), block(bo), backend(b), codegen(c), arch(std::move(a)), kernel(k) {}
     std::uint64_t hash;
     std::vector<jit::ArgFacts> facts;
-    int num_warps, num_stages;
+    jit::BlockOptions block;
     Backend backend;
     GpuCodegen codegen;
     std::string arch;
     // Atomic: a tiered entry moves from the PTX generator's kernel to NVRTC's while others read it.
     std::atomic<const CompiledKernel*> kernel;
 
-    bool matches(std::uint64_t h, const jit::ArgFacts* f, std::size_t n, int warps, int stages, Backend b, GpuCodegen c,
-                 std::string_view a) const {
-      return h == hash && warps == num_warps && stages == num_stages && b == backend && c == codegen && a == arch &&
-             n == facts.size() && std::equal(facts.begin(), facts.end(), f);
+    bool matches(std::uint64_t h, const jit::ArgFacts* f, std::size_t n, const jit::BlockOptions& bo, Backend b,
+                 GpuCodegen c, std::string_view a) const {
+      return h == hash && bo == block && b == backend && c == codegen && a == arch && n == facts.size() &&
+             std::equal(facts.begin(), facts.end(), f);
     }
   };
 
@@ -191,10 +184,9 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
                      : options.arch.empty()  ? rt::target_arch()
                                              : options.arch;
   const std::size_t n = args.size();
-  const std::uint64_t h = jit::hash_facts(facts, n, options.num_warps, options.num_stages, backend, codegen, arch);
-  auto hit = [&](const FastEntry* e) {
-    return e && e->matches(h, facts, n, options.num_warps, options.num_stages, backend, codegen, arch);
-  };
+  const jit::BlockOptions block = jit::block_options(options);
+  const std::uint64_t h = jit::hash_facts(facts, n, block, backend, codegen, arch);
+  auto hit = [&](const FastEntry* e) { return e && e->matches(h, facts, n, block, backend, codegen, arch); };
   if (const FastEntry* e = last.load(std::memory_order_acquire); hit(e))
     return *e->kernel.load(std::memory_order_acquire);
 
@@ -227,11 +219,11 @@ std::pair<KernelBase::Impl::FastEntry*, bool> KernelBase::Impl::index(std::uint6
                                                                       const std::string& arch,
                                                                       const CompiledKernel* k) {
   for (auto [it, end] = fast.equal_range(h); it != end; ++it)
-    if (it->second.matches(h, facts, n, options.num_warps, options.num_stages, backend, codegen, arch))
+    if (it->second.matches(h, facts, n, jit::block_options(options), backend, codegen, arch))
       return {&it->second, false};
   auto it = fast.emplace(std::piecewise_construct, std::forward_as_tuple(h),
-                         std::forward_as_tuple(h, std::vector<jit::ArgFacts>(facts, facts + n), options.num_warps,
-                                               options.num_stages, backend, codegen, arch, k));
+                         std::forward_as_tuple(h, std::vector<jit::ArgFacts>(facts, facts + n),
+                                               jit::block_options(options), backend, codegen, arch, k));
   return {&it->second, true};
 }
 
@@ -239,8 +231,7 @@ const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam
                                                const CompileOptions& options, const std::string& arch, Backend backend,
                                                GpuCodegen codegen, Reach reach) {
   const bool disk_only = reach == Reach::disk_cache_only;
-  std::string key =
-      jit::specialization_key(signature, params, options.num_warps, options.num_stages, arch, backend, codegen);
+  std::string key = jit::specialization_key(signature, params, jit::block_options(options), arch, backend, codegen);
   std::unique_lock lock(mutex);
   for (;;) {
     if (auto it = cache.find(key); it != cache.end()) return it->second.get();
@@ -259,8 +250,7 @@ const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam
                             params,
                             &invoke,
                             key,
-                            options.num_warps,
-                            options.num_stages,
+                            jit::block_options(options),
                             arch,
                             backend,
                             codegen,
@@ -349,6 +339,7 @@ void KernelBase::launch(Grid grid, std::span<const Arg> args, const LaunchOption
   CompileOptions co;
   co.num_warps = options.num_warps;
   co.num_stages = options.num_stages;
+  co.min_blocks_per_sm = options.min_blocks_per_sm;
   co.backend = options.backend;
   co.codegen = options.codegen;
   // The arch string is copied only when one is given (an empty one costs nothing).

@@ -91,8 +91,8 @@ std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<con
   return out;
 }
 
-KeyComponents spec_components(const std::vector<BoundParam>& params, int num_warps, int num_stages,
-                              const std::string& arch, Backend backend, GpuCodegen codegen) {
+KeyComponents spec_components(const std::vector<BoundParam>& params, const BlockOptions& block, const std::string& arch,
+                              Backend backend, GpuCodegen codegen) {
   KeyComponents parts;
   for (const auto& p : params) {
     switch (p.kind) {
@@ -107,18 +107,20 @@ KeyComponents spec_components(const std::vector<BoundParam>& params, int num_war
       default: parts.emplace_back(p.name, dtype_name(p.dtype)); break;
     }
   }
-  parts.emplace_back("num_warps", std::to_string(num_warps));
-  parts.emplace_back("num_stages", std::to_string(num_stages));
+  parts.emplace_back("num_warps", std::to_string(block.num_warps));
+  parts.emplace_back("num_stages", std::to_string(block.num_stages));
+  if (block.min_blocks_per_sm) parts.emplace_back("min_blocks_per_sm", std::to_string(block.min_blocks_per_sm));
   parts.emplace_back("arch", arch);
   if (backend == Backend::cuda) parts.emplace_back("codegen", codegen_name(codegen));
   parts.emplace_back("backend", backend_name(backend));
   return parts;
 }
 
-std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params, int num_warps,
-                               int num_stages, const std::string& arch, Backend backend, GpuCodegen codegen) {
+std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params,
+                               const BlockOptions& block, const std::string& arch, Backend backend,
+                               GpuCodegen codegen) {
   std::string args;
-  auto parts = spec_components(params, num_warps, num_stages, arch, backend, codegen);
+  auto parts = spec_components(params, block, arch, backend, codegen);
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (i) args += ',';
     args += parts[i].first;
@@ -126,11 +128,12 @@ std::string specialization_key(const KernelSignature& sig, const std::vector<Bou
     args += parts[i].second;
   }
   std::string gen = backend == Backend::cuda ? fmt::format(" codegen={}", codegen_name(codegen)) : "";
-  return fmt::format("{}({}) warps={} stages={} arch={}{} backend={}", sig.kernel_name, args, num_warps, num_stages,
-                     arch, gen, backend_name(backend));
+  std::string min_blocks = block.min_blocks_per_sm ? fmt::format(" min_blocks={}", block.min_blocks_per_sm) : "";
+  return fmt::format("{}({}) warps={} stages={}{} arch={}{} backend={}", sig.kernel_name, args, block.num_warps,
+                     block.num_stages, min_blocks, arch, gen, backend_name(backend));
 }
 
-std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, int num_stages, Backend backend,
+std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, const BlockOptions& block, Backend backend,
                          GpuCodegen codegen, std::string_view arch) {
   std::uint64_t h = 1469598103934665603ull;
   auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
@@ -141,8 +144,9 @@ std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, in
     mix(static_cast<std::uint64_t>(f.divisibility));
     mix(static_cast<std::uint64_t>(f.constexpr_value));
   }
-  mix(static_cast<std::uint64_t>(num_warps));
-  mix(static_cast<std::uint64_t>(num_stages));
+  mix(static_cast<std::uint64_t>(block.num_warps));
+  mix(static_cast<std::uint64_t>(block.num_stages));
+  mix(static_cast<std::uint64_t>(block.min_blocks_per_sm));
   mix(static_cast<std::uint64_t>(backend));
   mix(static_cast<std::uint64_t>(codegen));
   return h ^ std::hash<std::string_view>{}(arch);

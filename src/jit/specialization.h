@@ -59,19 +59,29 @@ void bind_facts(const KernelSignature& sig, std::span<const Arg> args, ArgFacts*
 std::vector<BoundParam> bind_arguments(const KernelSignature& sig, std::span<const Arg> args,
                                        const std::source_location& loc);
 
-/// The specialization's parts: each parameter, then num_warps, num_stages, arch, the code
-/// generator (CUDA only: `codegen` is ptx or cuda there) and backend.
-KeyComponents spec_components(const std::vector<BoundParam>& params, int num_warps, int num_stages,
-                              const std::string& arch, Backend backend, GpuCodegen codegen);
+/// The options that shape a kernel's blocks (CompileOptions' fields of the same names).
+struct BlockOptions {
+  int num_warps = 4;
+  int num_stages = 1;
+  int min_blocks_per_sm = 0;
+  bool operator==(const BlockOptions&) const = default;
+};
+inline BlockOptions block_options(const CompileOptions& o) { return {o.num_warps, o.num_stages, o.min_blocks_per_sm}; }
+
+/// The specialization's parts: each parameter, then num_warps, num_stages, min_blocks_per_sm (when
+/// set), arch, the code generator (CUDA only: `codegen` is ptx or cuda there) and backend.
+KeyComponents spec_components(const std::vector<BoundParam>& params, const BlockOptions& block, const std::string& arch,
+                              Backend backend, GpuCodegen codegen);
 
 /// The cache key: kernel name, parameter specializations, options and target, e.g.
-/// "scale(x:*f32@16,out:*f32@16,n:i32%1,BLOCK=256) warps=4 stages=1 arch=sm_90 codegen=cuda backend=cuda".
-/// The same in every process (no addresses), so it also names disk-cache entries.
-std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params, int num_warps,
-                               int num_stages, const std::string& arch, Backend backend, GpuCodegen codegen);
+/// "scale(x:*f32@16,out:*f32@16,n:i32%1,BLOCK=256) warps=4 stages=1 arch=sm_90 codegen=cuda backend=cuda"
+/// (" min_blocks=N" after the stages when set). The same in every process (no addresses), so it
+/// also names disk-cache entries.
+std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params,
+                               const BlockOptions& block, const std::string& arch, Backend backend, GpuCodegen codegen);
 
 /// A 64-bit hash of a launch's facts and resolved options, for the memory cache's fast lookup.
-std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, int num_warps, int num_stages, Backend backend,
+std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, const BlockOptions& block, Backend backend,
                          GpuCodegen codegen, std::string_view arch);
 
 /// 64-bit FNV-1a, for entry names derived from keys.

@@ -133,6 +133,7 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.strategy == SoftmaxStrategy::group) s += fmt::format(" group={}", c.splits);
   if (c.grid != SoftmaxGrid::persistent) s += fmt::format(" grid={}", grid_name(c.grid));
   if (c.overlap) s += " overlap";
+  if (c.min_blocks_per_sm) s += fmt::format(" min_blocks={}", c.min_blocks_per_sm);
   return s;
 }
 

@@ -94,6 +94,7 @@ CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
   CompileOptions o;
   o.num_warps = c.num_warps;
   o.num_stages = c.num_stages;
+  o.min_blocks_per_sm = c.min_blocks_per_sm;
   o.backend = backend;
   return o;
 }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "jit/build_choice.h"
+#include "scoped_env.h"
 #include "src/ops/softmax_internal.h"
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_autotune.h"
@@ -292,4 +293,33 @@ TEST_CASE("walked slices keep what an SM's share of shared memory holds, unless 
   CHECK(kept(SoftmaxStrategy::group, 8192, 16, 32768, DType::f32, 0) == 0);
   CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 40000) == 2);
   CHECK(kept(SoftmaxStrategy::group, 4096, 8, 8192, DType::f32, 20000) == 1);
+}
+
+TEST_CASE("SoftmaxConfig::min_blocks_per_sm reaches both generators and caps the registers") {
+  // bf16 rows of 16384 held over 8 warps (64 values a thread): ptxas takes more than 85 registers
+  // unbounded (two blocks an SM), at most 80 when asked for three (65536 / (256 x 3) = 85, in steps of 8).
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  ops::SoftmaxConfig c{ops::SoftmaxStrategy::row_in_registers, 16384, 8, 1, 1, 1, ops::SoftmaxGrid::per_row};
+  auto registers = [&](int min_blocks) {
+    c.min_blocks_per_sm = min_blocks;
+    o.config = c;
+    auto kernels = ops::compile_softmax(Pointer{0x10000, DType::bf16}, Pointer{0x20000, DType::bf16}, 4096, 16384,
+                                        16384, 16384, false, o);
+    REQUIRE(kernels.size() == 1u);
+    const KernelMetadata& md = kernels[0]->metadata();
+    CHECK(md.min_blocks_per_sm == min_blocks);
+    const bool bounded = min_blocks > 0;
+    if (md.codegen == "cuda")
+      CHECK((kernels[0]->stage("cuda").find("__launch_bounds__(256, 3)") != std::string::npos) == bounded);
+    // NVRTC writes the CUDA C bound into its PTX the same way.
+    CHECK((kernels[0]->stage("ptx").find(".minnctapersm 3") != std::string::npos) == bounded);
+    return md.registers;
+  };
+  for (std::string generator : {"cuda", "ptx"}) {
+    CAPTURE(generator);
+    tilejit_test::ScopedEnv env("TILEJIT_CODEGEN", generator);
+    CHECK(registers(0) > 85);
+    CHECK(registers(3) <= 80);
+  }
 }

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run_together.h"
@@ -89,6 +90,17 @@ TEST_CASE("everything that changes the code gives a distinct cache entry") {
     const CompiledKernel& c = k.compile(args(1000, 256), sm90(8));
     add(c);
     CHECK(c.metadata().num_warps == 8);
+  }
+  SUBCASE("min_blocks_per_sm") {
+    CompileOptions o = sm90();
+    o.min_blocks_per_sm = 3;
+    const CompiledKernel& c = k.compile(args(1000, 256), o);
+    add(c);
+    CHECK(c.metadata().min_blocks_per_sm == 3);
+    CHECK(c.metadata().key.find(" min_blocks=3 ") != std::string::npos);
+    CHECK(c.stage("cuda").find("__launch_bounds__(128, 3)") != std::string::npos);
+    // Asked for again: the same entry, through the launch path's fast lookup too.
+    CHECK(&k.compile(args(1000, 256), o) == &c);
   }
   SUBCASE("pointer dtype") {
     const CompiledKernel& c = k.compile(args(1000, 256, DType::f16), sm90());
@@ -200,6 +212,19 @@ TEST_CASE("stages: the known ones are there, an unknown one names the available 
     for (const char* s : {"ir", "ir.lowered", "cuda", "ptx", "cubin"}) CHECK(what.find(s) != std::string::npos);
   }
   CHECK(thrown);
+}
+
+TEST_CASE("min_blocks_per_sm beyond what an SM holds is refused, naming the limit") {
+  ScaleKernel k("scale", scale_kernel, {"x", "out", "n", "BLOCK"});
+  for (auto [warps, blocks] : {std::pair{4, 17}, std::pair{32, 3}, std::pair{1, 33}, std::pair{4, -1}}) {
+    CAPTURE(warps);
+    CAPTURE(blocks);
+    CompileOptions o = sm90(warps);
+    o.min_blocks_per_sm = blocks;
+    CHECK_THROWS_WITH_AS(k.compile(args(1000, 256), o), doctest::Contains("min_blocks_per_sm must be between 0 and"),
+                         Error);
+  }
+  CHECK(k.cache_size() == 0);
 }
 
 TEST_CASE("metadata from ptxas for sm_90") {

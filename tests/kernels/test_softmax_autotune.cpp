@@ -142,13 +142,32 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   REQUIRE(overlapped);
   CHECK(*overlapped ==
         SoftmaxConfig{SoftmaxStrategy::group, 256, 4, 2, 1, 3, ops::SoftmaxGrid::persistent, /*overlap=*/true});
+  // ... and in "min_blocks=N" (SoftmaxConfig::min_blocks_per_sm), before or after "overlap".
+  for (const char* line : {"4 6 9 : group 256 4 2 1 3 persistent overlap min_blocks=3\n",
+                           "4 6 9 : group 256 4 2 1 3 persistent min_blocks=3 overlap\n"}) {
+    {
+      std::ofstream f(path, std::ios::trunc);
+      f << "tilejit-softmax-autotune v2\n" << line;
+    }
+    ops::forget_softmax_tuning();
+    auto bounded = ops::tuned_softmax_config(50, 290, DType::f32, backend());
+    REQUIRE_MESSAGE(bounded, line);
+    CHECK(*bounded == SoftmaxConfig{SoftmaxStrategy::group, 256, 4, 2, 1, 3, ops::SoftmaxGrid::persistent,
+                                    /*overlap=*/true, /*min_blocks_per_sm=*/3});
+  }
   for (const char* bad : {"tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 per_row\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 sideways\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent overlap\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : group 256 4 1 1 3 persistent overlapped\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 1 1 3 persistent overlap\n",
-                          "tilejit-softmax-autotune v1\n4 6 9 : group 64 4 1 1 3 overlap\n"}) {
+                          "tilejit-softmax-autotune v1\n4 6 9 : group 64 4 1 1 3 overlap\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=0\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=x\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=\n",
+                          // 4 warps a block: at most 16 blocks an SM.
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=17\n",
+                          "tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 min_blocks=2\n"}) {
     {
       std::ofstream f(path, std::ios::trunc);
       f << bad;

@@ -73,6 +73,9 @@ struct SoftmaxConfig {
   /// group holding the row in registers (block * splits >= cols): each row's exchange runs while
   /// the program reads its part of the set's next row, so it holds two rows' parts.
   bool overlap = false;
+  /// CUDA: blocks each SM should hold at once; ptxas caps registers to fit them, spilling if it
+  /// must (CompileOptions::min_blocks_per_sm). 0: no bound.
+  int min_blocks_per_sm = 0;
   bool operator==(const SoftmaxConfig&) const = default;
 };
 

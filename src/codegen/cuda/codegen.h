@@ -10,6 +10,7 @@ namespace tilejit::codegen::cuda {
 struct CudaCodegenOptions {
   std::string entry_name;  // the kernel's symbol
   int num_warps = 4;
+  int min_blocks_per_sm = 0;    // __launch_bounds__'s second argument when set
   bool line_directives = true;  // #line pointing at the user's kernel source
 };
 

@@ -190,7 +190,10 @@ CudaKernelSource Emitter::run() {
   out_ += fmt::format("\n// kernel {}: {} warps\n", f_.name, options_.num_warps);
   // Clusters are compiled in, so a plain launch runs the kernel in clusters.
   std::string cluster_dims = cluster_size_ > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", cluster_size_) : "";
-  out_ += fmt::format("extern \"C\" __global__ void __launch_bounds__({}){} {}({}) {{\n", threads, cluster_dims,
+  // A second bound asks ptxas to fit that many blocks an SM (CompileOptions::min_blocks_per_sm).
+  std::string bounds = options_.min_blocks_per_sm > 0 ? fmt::format("{}, {}", threads, options_.min_blocks_per_sm)
+                                                      : std::to_string(threads);
+  out_ += fmt::format("extern \"C\" __global__ void __launch_bounds__({}){} {}({}) {{\n", bounds, cluster_dims,
                       options_.entry_name, fmt::join(params, ", "));
   out_ += body;
   out_ += "}\n";

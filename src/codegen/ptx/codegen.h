@@ -13,6 +13,7 @@ namespace tilejit::codegen::ptx {
 struct PtxCodegenOptions {
   std::string entry_name;  // the kernel's symbol
   int num_warps = 4;
+  int min_blocks_per_sm = 0;   // .minnctapersm when set (CompileOptions::min_blocks_per_sm)
   std::string arch = "sm_90";  // sm_80 or newer ("sm_XX", optionally with an 'a' or 'f' suffix)
   bool line_info = true;       // .loc directives pointing at the user's kernel source
 };

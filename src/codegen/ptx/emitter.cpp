@@ -253,8 +253,11 @@ PtxKernelSource Emitter::run() {
       ".extern .shared .align 16 .b8 tj_smem[];\n\n",
       f_.name, options_.num_warps, isa, options_.arch);
   out += cluster_declarations();
-  out += fmt::format(".visible .entry {}(\n{}\n)\n.maxntid {}, 1, 1\n{}{{\n", options_.entry_name,
-                     fmt::join(params, ",\n"), 32 * options_.num_warps, cluster_directive());
+  // .minnctapersm asks ptxas to fit that many blocks an SM (CompileOptions::min_blocks_per_sm).
+  std::string min_blocks =
+      options_.min_blocks_per_sm > 0 ? fmt::format(".minnctapersm {}\n", options_.min_blocks_per_sm) : "";
+  out += fmt::format(".visible .entry {}(\n{}\n)\n.maxntid {}, 1, 1\n{}{}{{\n", options_.entry_name,
+                     fmt::join(params, ",\n"), 32 * options_.num_warps, min_blocks, cluster_directive());
   out += code_.declarations();
   out += "\n";
   out += code_.prologue();
