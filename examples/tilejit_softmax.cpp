@@ -40,7 +40,15 @@ struct Plan {
   int num_warps, num_stages;
   DType dtype;
   bool log;
+  int min_blocks_per_sm = 0;  // the seed's (ops::seed_config), unless --warps is given
 };
+
+// The seed kernel's compile options for a plan.
+CompileOptions seed_options(const Plan& p, Backend backend) {
+  CompileOptions o{p.num_warps, p.num_stages, "", backend};
+  o.min_blocks_per_sm = p.min_blocks_per_sm;
+  return o;
+}
 
 std::vector<Arg> seed_arguments(const Plan& p, std::uint64_t out, std::uint64_t in) {
   Pointer o{out, p.dtype}, i{in, p.dtype};
@@ -161,8 +169,8 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
       else ops::softmax(po, pi, p.rows, p.cols, p.cols, p.cols, nullptr, o);
     };
   } else {
-    const CompiledKernel& k = seed_kernel(p).compile(seed_arguments(p, out.address(), in.address()),
-                                                     {p.num_warps, p.num_stages, "", backend});
+    const CompiledKernel& k =
+        seed_kernel(p).compile(seed_arguments(p, out.address(), in.address()), seed_options(p, backend));
     if (cpu && args.given("dump")) fmt::print("{}: {}\n", args.str("dump"), k.write_stage(args.str("dump")));
     Grid grid = p.kernel == "simple" ? Grid(static_cast<std::uint64_t>(p.rows))
                                      : Grid(persistent_grid(k, static_cast<std::uint64_t>(p.rows)));
@@ -223,12 +231,13 @@ int run(const examples::CliArgs& args) {
     if (p.block > 16384) throw Error(fmt::format("--cols {} is wider than the seed kernel holds (16384)", p.cols));
     const ops::SeedConfig seed = ops::seed_config(p.cols, dtype_size(p.dtype));
     p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps")) : seed.num_warps;
+    p.min_blocks_per_sm = args.given("warps") ? 0 : seed.min_blocks_per_sm;
     // The library's stages, but at least the next row in flight: where it launches one program per
     // row (1 stage, no loop), this runs the persistent loop all the same.
     p.num_stages = args.given("stages") ? static_cast<int>(args.integer("stages")) : std::max(seed.num_stages, 2);
     // Always the CUDA compile: it is what the GPU runs, and its PTX is worth showing without one.
     const CompiledKernel& k =
-        seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), {p.num_warps, p.num_stages, "", Backend::cuda});
+        seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), seed_options(p, Backend::cuda));
     const auto& md = k.metadata();
     fmt::print("tilejit-softmax: {} kernel, {} x {} {}, BLOCK_SIZE {}, {} warps, {} stages, arch {}\n", p.kernel,
                p.rows, p.cols, dtype_name(p.dtype), p.block, p.num_warps, p.num_stages, md.arch);

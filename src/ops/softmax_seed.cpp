@@ -41,6 +41,10 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   else if (c.block <= 128) c.num_warps = 1;
   else c.num_warps = detail::warps_for(c.block, 4);
   c.one_row_per_program = c.block >= 2048;
+  // 16-bit rows of 16384 over 8 warps: ptxas fits three blocks an SM in 80 registers, where it
+  // takes 107 unbounded (two). The op's row kernel of the same shape: 0.96 of copy against 0.94
+  // (bench/results/probes_cdcee83.md).
+  if (elem_bytes == 2 && c.block == 16384) c.min_blocks_per_sm = 3;
   // Rows of 256 columns or fewer keep three rows' loads in flight (65536 x 128, probes_feac075.md:
   // f32 0.94 of copy against 0.89 with one, bf16 0.85 against 0.80; 4096 x 256, probes_a7e8be0.md:
   // f32 0.96 against 0.94, bf16 0.85 either way).
@@ -62,6 +66,7 @@ void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
   std::vector<Arg> args{out, in, in_row_stride, out_row_stride, rows, cols, c.block, c.num_stages};
   CompileOptions options;
   options.num_warps = c.num_warps;
+  options.min_blocks_per_sm = c.min_blocks_per_sm;
   options.backend = backend;
   if (c.one_row_per_program && rows <= 0x7fffffff) {  // a grid's x extent
     std::vector<Arg> row_args{out, in, in_row_stride, out_row_stride, cols, c.block};

@@ -94,6 +94,7 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
     SeedConfig seed = seed_config(width, elem_bytes);  // the seed kernel's measured choice
     c.num_warps = seed.num_warps;
     c.num_stages = seed.num_stages;
+    c.min_blocks_per_sm = seed.min_blocks_per_sm;
     c.grid = seed.one_row_per_program ? SoftmaxGrid::per_row : SoftmaxGrid::persistent;
     return c;
   }

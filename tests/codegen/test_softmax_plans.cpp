@@ -67,6 +67,13 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
     CHECK(g->block * g->splits < cols);
   }
 
+  // bf16 rows of 16384 in registers, with ptxas asked to fit three blocks an SM.
+  auto bounded = ops::shipped_softmax_config_for("NVIDIA H200", 4096, 16384, DType::bf16);
+  REQUIRE(bounded);
+  CHECK(bounded->strategy == SoftmaxStrategy::row_in_registers);
+  CHECK(bounded->min_blocks_per_sm == 3);
+  CHECK(ops::shipped_softmax_config_for("NVIDIA H200", 4096, 16384, DType::f32)->min_blocks_per_sm == 0);
+
   // Few wide bf16 rows: walking clusters of 16 with the next block in flight.
   auto walk = ops::shipped_softmax_config_for("NVIDIA H200", 128, 1 << 20, DType::bf16);
   REQUIRE(walk);
