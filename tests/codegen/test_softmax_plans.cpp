@@ -230,10 +230,10 @@ Builds builds_of(const ops::SoftmaxConfig& config, DType t, std::int64_t rows, s
 }  // namespace
 
 TEST_CASE("tiered runs the build more of whose blocks an SM holds") {
-  // bf16 split rows, the second of two kernels (16 x 4M on the H200 table: 4096 columns a step
-  // over 8 warps, 2 stages): NVRTC 13.0 builds it at 48 registers (5 blocks an SM), the PTX
-  // generator at 40 (6). Whichever way a toolchain goes, tiered must end on the build with more
-  // blocks, or on NVRTC's where they tie.
+  // bf16 split rows, the second of two kernels (4096 columns a step over 8 warps, 2 stages, as
+  // the H200 table ran 16 x 4M before its walked groups): NVRTC 13.0 builds it at 48 registers (5 blocks an SM), the
+  // PTX generator at 40 (6). Whichever way a toolchain goes, tiered must end on the build with more blocks, or on
+  // NVRTC's where they tie.
   const Builds b =
       builds_of(ops::SoftmaxConfig{ops::SoftmaxStrategy::split_row, 4096, 8, 2, 1, 33, ops::SoftmaxGrid::persistent},
                 DType::bf16, 16, 4 << 20, 2, 1);
