@@ -47,8 +47,10 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   if (elem_bytes == 2 && c.block == 16384) c.min_blocks_per_sm = 3;
   // Rows of 256 columns or fewer keep three rows' loads in flight (65536 x 128, probes_feac075.md:
   // f32 0.94 of copy against 0.89 with one, bf16 0.85 against 0.80; 4096 x 256, probes_a7e8be0.md:
-  // f32 0.96 against 0.94, bf16 0.85 either way).
-  c.num_stages = c.one_row_per_program ? 1 : c.block <= 256 ? 4 : 2;
+  // f32 0.96 against 0.94, bf16 0.85 either way). Rows of 128 keep seven (do_bench, 65536 x 128, 5
+  // rounds in one process: f32 0.98 of copy against 0.94 with three, bf16 0.88 against 0.87;
+  // bench/results/seed_configs_727a629.md). Narrower rows were not measured with more.
+  c.num_stages = c.one_row_per_program ? 1 : c.block == 128 ? 8 : c.block <= 256 ? 4 : 2;
   return c;
 }
 
