@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -79,8 +80,11 @@ class Worker {
   std::thread thread_;
 };
 
+std::atomic<bool> g_started{false};  // worker() has been built (by a submit)
+
 Worker& worker() {
   static Worker w;
+  g_started.store(true, std::memory_order_release);
   return w;
 }
 
@@ -93,16 +97,30 @@ void Worker::stop_at_exit() { worker().stop(); }
 // worker thread, after the Worker was built, so they run before ~Worker and a build still going
 // at exit would use NVRTC's destroyed state (an abort). The main thread's guard stops the worker
 // before any of that runs; once the first build is done, an atexit handler does it for an exit
-// from any thread. (gettid() == getpid() only on the main thread.)
+// from any thread. (gettid() == getpid() only on the main thread.) The main thread needs the guard
+// even when only other threads submit (an application's pool compiling while main waits): it gets
+// one at load time, from static initialization, which runs on the main thread.
+namespace {
+
 struct ExitGuard {
   ~ExitGuard() {
-    if (::gettid() == ::getpid()) worker().stop();
+    if (::gettid() == ::getpid() && g_started.load(std::memory_order_acquire)) worker().stop();
   }
 };
 
-void submit_background(BackgroundJob job) {
+void guard_exit_on_this_thread() {
   thread_local ExitGuard guard;
   (void)guard;
+}
+
+const bool g_main_guarded = [] {
+  if (::gettid() == ::getpid()) guard_exit_on_this_thread();
+  return true;
+}();
+}  // namespace
+
+void submit_background(BackgroundJob job) {
+  guard_exit_on_this_thread();
   worker().submit(std::move(job));
 }
 

@@ -93,8 +93,9 @@ TEST_CASE("tiered: a process may exit while NVRTC's background build runs") {
   // NVRTC registers its static destructors during its first compile, here on the worker thread:
   // without the main thread's exit guard they ran before the build ended, which aborted.
   // Exit begins at different points of the build; without the guard 20-40 ms aborted or hung.
-  // "thread": exit() from another thread during the process's second build.
-  for (const char* mode : {"", "thread"})
+  // "thread": exit() from another thread during the process's second build. "pool": the build
+  // submitted from another thread only, main returning during it.
+  for (std::string mode : {"", "thread", "pool"})
     for (int delay_ms = 0; delay_ms <= 100; delay_ms += 5) {
       ScopedCache cache;
       CAPTURE(mode);
