@@ -20,6 +20,7 @@
 #include <thread>
 #include <tuple>
 
+#include "jit/build_choice.h"
 #include "softmax_internal.h"
 #include "tilejit/error.h"
 #include "tilejit/timing.h"
@@ -37,6 +38,34 @@ using Table = std::map<BandKey, SoftmaxConfig>;
 
 BandKey band_key(std::int64_t rows, std::int64_t cols, DType dtype) {
   return {static_cast<int>(dtype_size(dtype)), detail::size_band(rows), detail::size_band(cols)};
+}
+
+// Runs work(i) for i in [0, n) on up to 16 threads: compiling candidates is most of a tuning run.
+template <class Work>
+void in_parallel(std::size_t n, Work work) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) work(i);
+  };
+  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
+// The CUDA kernels of configuration c for this problem, or none where it does not compile.
+std::vector<const CompiledKernel*> compile_candidate(const SoftmaxConfig& c, Pointer out, Pointer in, std::int64_t rows,
+                                                     std::int64_t cols) {
+  SoftmaxOptions forced;
+  forced.backend = Backend::cuda;
+  forced.config = c;
+  try {
+    if (detail::config_fits(c, rows, cols)) return compile_softmax(out, in, rows, cols, cols, cols, false, forced);
+  } catch (const Error&) {
+    // reported (and skipped) by the timing loop
+  }
+  return {};
 }
 
 std::string cpu_model() {
@@ -331,6 +360,33 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
   return out;
 }
 
+std::vector<SoftmaxConfig> softmax_occupancy_variants(const std::vector<SoftmaxConfig>& candidates, std::int64_t rows,
+                                                      std::int64_t cols, DType dtype) {
+  // 16-byte aligned stand-ins: the kernels' keys match those of real allocations.
+  const Pointer out{0x20000, dtype}, in{0x10000, dtype};
+  std::vector<std::vector<const CompiledKernel*>> kernels(candidates.size());
+  in_parallel(candidates.size(),
+              [&](std::size_t i) { kernels[i] = compile_candidate(candidates[i], out, in, rows, cols); });
+  std::vector<SoftmaxConfig> variants;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].min_blocks_per_sm != 0 || kernels[i].empty()) continue;
+    // The fewest blocks an SM any of its kernels holds, where registers are what limit them.
+    int blocks = 0;
+    for (const CompiledKernel* k : kernels[i]) {
+      const KernelMetadata& md = k->metadata();
+      if (!jit::register_limited(md)) continue;
+      const int resident = jit::resident_blocks_per_sm(md.registers, 32 * md.num_warps, md.arch);
+      blocks = blocks == 0 ? resident : std::min(blocks, resident);
+    }
+    if (blocks == 0) continue;
+    SoftmaxConfig v = candidates[i];
+    v.min_blocks_per_sm = blocks + 1;
+    if (detail::config_fits(v, rows, cols) && std::find(variants.begin(), variants.end(), v) == variants.end())
+      variants.push_back(v);
+  }
+  return variants;
+}
+
 TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const TuneOptions& options) {
   if (rows < 1 || cols < 1) throw Error(fmt::format("tune_softmax: {} x {} has no elements", rows, cols));
   if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16)
@@ -338,35 +394,20 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
   const Backend backend = detail::resolve_backend(options.backend);
   std::vector<SoftmaxConfig> candidates =
       options.candidates.empty() ? softmax_candidates(rows, cols, dtype, backend) : options.candidates;
+  if (options.candidates.empty() && backend == Backend::cuda)
+    for (const SoftmaxConfig& v : softmax_occupancy_variants(candidates, rows, cols, dtype)) candidates.push_back(v);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const auto count = static_cast<std::size_t>(rows * cols);
   Buffer in(dtype, count, memory), out(dtype, count, memory);
   fill_input(in, count);
 
-  // Compile every candidate first, on all cores: compiling is most of a tuning run, and the
-  // kernel cache lets the timing loop below find them ready.
-  if (backend == Backend::cuda) {
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-      for (std::size_t i = next++; i < candidates.size(); i = next++) {
-        SoftmaxOptions forced;
-        forced.backend = backend;
-        forced.config = candidates[i];
-        try {
-          if (detail::config_fits(candidates[i], rows, cols))
-            compile_softmax(Pointer{out.address(), dtype, memory}, Pointer{in.address(), dtype, memory}, rows, cols,
-                            cols, cols, false, forced);
-        } catch (const Error&) {
-          // reported (and skipped) by the timing loop
-        }
-      }
-    };
-    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-  }
+  // Compile every candidate first, on all cores: the kernel cache lets the timing loop below
+  // find them ready.
+  if (backend == Backend::cuda)
+    in_parallel(candidates.size(), [&](std::size_t i) {
+      compile_candidate(candidates[i], Pointer{out.address(), dtype, memory}, Pointer{in.address(), dtype, memory},
+                        rows, cols);
+    });
 
   TuneResult result;
   result.best_ms = -1;

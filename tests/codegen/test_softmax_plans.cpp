@@ -330,3 +330,23 @@ TEST_CASE("SoftmaxConfig::min_blocks_per_sm reaches both generators and caps the
     CHECK(registers(3) <= 80);
   }
 }
+
+TEST_CASE("the autotuner also tries one block more an SM where registers limit a candidate") {
+  using ops::SoftmaxStrategy;
+  constexpr auto per_row = ops::SoftmaxGrid::per_row;
+  // bf16 rows of 16384 over 8 warps: more than 85 registers, two blocks an SM where threads allow 8.
+  const ops::SoftmaxConfig held{SoftmaxStrategy::row_in_registers, 16384, 8, 1, 1, 1, per_row};
+  ops::SoftmaxConfig bounded = held;
+  bounded.min_blocks_per_sm = 2;
+  auto variants = ops::softmax_occupancy_variants({held, bounded}, 4096, 16384, DType::bf16);
+  REQUIRE(variants.size() == 1u);  // none for a candidate that sets its own bound
+  ops::SoftmaxConfig expected = held;
+  expected.min_blocks_per_sm = 3;
+  CHECK(variants[0] == expected);
+  // One warp a program, at most 64 registers: the 32 blocks an SM holds are not limited by registers.
+  const ops::SoftmaxConfig short_rows{SoftmaxStrategy::rows_2d, 512, 1, 1, 2, 1, per_row};
+  CHECK(ops::softmax_occupancy_variants({short_rows}, 32768, 512, DType::bf16).empty());
+  // A candidate that does not fit the shape compiles nothing and adds nothing.
+  const ops::SoftmaxConfig too_narrow{SoftmaxStrategy::row_in_registers, 4096, 4, 1, 1, 1, per_row};
+  CHECK(ops::softmax_occupancy_variants({too_narrow}, 4096, 16384, DType::bf16).empty());
+}

@@ -42,6 +42,15 @@ struct TuneResult {
 std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t cols, DType dtype,
                                               Backend backend = Backend::automatic);
 
+/// For each CUDA candidate whose compiled kernels hold fewer blocks an SM than threads allow
+/// because of their registers, the same configuration asking ptxas for one block more
+/// (SoftmaxConfig::min_blocks_per_sm). Compiles the candidates (no GPU needed); candidates that
+/// do not compile or that set min_blocks_per_sm already have none. tune_softmax times these
+/// beside its default candidates. (H200: bf16 4096 x 16384 over 8 warps, 107 registers and two
+/// blocks an SM, ran 0.0711 ms with three asked for against 0.0720.)
+std::vector<SoftmaxConfig> softmax_occupancy_variants(const std::vector<SoftmaxConfig>& candidates, std::int64_t rows,
+                                                      std::int64_t cols, DType dtype);
+
 /// Times each candidate on a rows x cols problem of `dtype` (inputs and outputs it allocates:
 /// CUDA events with L2 flushed on the GPU, the host clock on the CPU backend), records the
 /// fastest for the shape's band (softmax uses it from then on in this process) and, when
