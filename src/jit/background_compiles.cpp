@@ -12,8 +12,11 @@
 namespace tilejit::jit {
 namespace {
 
+std::atomic<bool> g_started{false};  // the worker exists (a job was submitted)
+
 class Worker {
  public:
+  Worker() { g_started.store(true, std::memory_order_release); }
   ~Worker() { stop(); }
 
   // Drops the queue and lets the job in progress (one compile) finish; later submits are dropped.
@@ -80,11 +83,8 @@ class Worker {
   std::thread thread_;
 };
 
-std::atomic<bool> g_started{false};  // worker() has been built (by a submit)
-
 Worker& worker() {
   static Worker w;
-  g_started.store(true, std::memory_order_release);
   return w;
 }
 

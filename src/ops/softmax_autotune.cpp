@@ -381,8 +381,7 @@ std::vector<SoftmaxConfig> softmax_occupancy_variants(const std::vector<SoftmaxC
     if (blocks == 0) continue;
     SoftmaxConfig v = candidates[i];
     v.min_blocks_per_sm = blocks + 1;
-    if (detail::config_fits(v, rows, cols) && std::find(variants.begin(), variants.end(), v) == variants.end())
-      variants.push_back(v);
+    if (detail::config_fits(v, rows, cols)) variants.push_back(v);
   }
   return variants;
 }
