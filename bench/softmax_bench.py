@@ -17,14 +17,21 @@ choices are checked under this harness.
 rounds), and reports the median time and the range of the per-round fractions of C (each round's
 implementation against that round's copy): on shapes of a few tens of microseconds one do_bench
 median moves by a few hundredths between runs, enough to reorder implementations.
+--processes K runs the whole measurement in K fresh processes one after another (each with its own
+--repeat rounds, the implementations' order rotated by one each time) and reports, per shape and
+implementation, the median over processes of each process's time and fraction of C, and the range
+of those fractions: the same kernel reads differently from one process to the next (allocation,
+clocks), more than between rounds of one process.
 """
 import argparse
 import ctypes
 import datetime
 import os
 import statistics
+import json
 import subprocess
 import sys
+import tempfile
 
 import torch
 import triton
@@ -165,7 +172,12 @@ def main():
     ap.add_argument("--seed-configs", default="",
                     help="comma-separated seed launches to time as well: simple:W or persistent:W:S")
     ap.add_argument("--repeat", type=int, default=1, help="timed rounds per shape (median, and the range)")
+    ap.add_argument("--processes", type=int, default=1, help="fresh processes to repeat the run in (median, range)")
+    ap.add_argument("--json", default="", help=argparse.SUPPRESS)  # a child's rows, for --processes
+    ap.add_argument("--rotate", type=int, default=0, help=argparse.SUPPRESS)  # a child's order of impls
     args = ap.parse_args()
+    if args.processes > 1:
+        return run_processes(args)
     torch.manual_seed(0)
     wanted = set(args.impls.split(",")) | {"copy"}
     unknown = wanted - set(IMPLS)
@@ -198,6 +210,10 @@ def main():
             impls = {k: v for k, v in impls.items() if k in wanted}
             for spec in seed_configs:
                 impls[f"tilejit_seed[{spec}]"] = tj.seed_launch(spec, x, y) if seed_ok else None
+            # Copy first in every round (it is each round's C); the rest in an order --rotate turns.
+            names = [k for k in impls if k != "copy"]
+            shift = args.rotate % len(names) if names else 0
+            impls = {k: impls[k] for k in ["copy"] + names[shift:] + names[:shift]}
             for name, fn in impls.items():
                 if fn is None:
                     continue
@@ -213,19 +229,70 @@ def main():
             for _ in range(max(1, args.repeat)):
                 for name in samples:
                     samples[name].append(time_ms(impls[name]))
-            result = {name: statistics.median(samples[name]) if name in samples else None for name in impls}
-            # Each round's fraction of C against that round's copy.
-            fractions = {name: [c / t for c, t in zip(samples["copy"], ts)] for name, ts in samples.items()}
-            c = result["copy"]
-            rows.append((str(dtype).replace("torch.", ""), m, n, gbytes, result, c, fractions))
+            times = {name: statistics.median(samples[name]) if name in samples else None for name in impls}
+            c = times["copy"]
+            rows.append({"dtype": str(dtype).replace("torch.", ""), "m": m, "n": n, "gbytes": gbytes, "time": times,
+                         "fraction": {k: None if v is None else c / v for k, v in times.items()},
+                         # Each round's fraction of C against that round's copy.
+                         "spread": {k: [cr / t for cr, t in zip(samples["copy"], ts)] for k, ts in samples.items()}})
             line = " ".join(f"{k} n/a" if v is None else f"{k} {v * 1e3:8.1f}us {gbytes / (v / 1e3):6.0f}GB/s {c / v:4.2f}C"
-                            for k, v in result.items())
-            print(f"{rows[-1][0]:9s} {m:6d} x {n:8d}: {line}", flush=True)
-            write_report(rows, args.out, plot=False)  # after every row: a run cut short keeps its table
-    write_report(rows, args.out)
+                            for k, v in times.items())
+            print(f"{rows[-1]['dtype']:9s} {m:6d} x {n:8d}: {line}", flush=True)
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump(rows, f)
+            else:
+                write_report(rows, args.out, spread_of=f"{args.repeat} rounds", plot=False)  # a cut run keeps its rows
+    if not args.json:
+        write_report(rows, args.out, spread_of=f"{args.repeat} rounds")
 
 
-def write_report(rows, out_dir, plot=True):
+def run_processes(args):
+    """--processes K: the run K times over in fresh processes, merged per shape and implementation."""
+    child_args = [a for a in sys.argv[1:]]
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.processes):
+            path = os.path.join(tmp, f"rows{i}.json")
+            print(f"--- process {i + 1} of {args.processes}", flush=True)
+            cmd = [sys.executable, "-X", "faulthandler", os.path.abspath(__file__)] + child_args + [
+                "--processes", "1", "--json", path, "--rotate", str(i)]
+            rc = subprocess.run(cmd).returncode
+            if rc != 0:
+                raise SystemExit(f"process {i + 1} failed (exit {rc})")
+            with open(path) as f:
+                runs.append(json.load(f))
+    merged = []
+    for parts in zip(*runs):  # the same shapes in the same order in every process
+        first = parts[0]
+        row = {k: first[k] for k in ("dtype", "m", "n", "gbytes")}
+        row["time"], row["fraction"], row["spread"] = {}, {}, {}
+        for name in first["time"]:
+            ts = [p["time"][name] for p in parts if p["time"].get(name) is not None]
+            fs = [p["fraction"][name] for p in parts if p["fraction"].get(name) is not None]
+            row["time"][name] = statistics.median(ts) if ts else None
+            row["fraction"][name] = statistics.median(fs) if fs else None
+            row["spread"][name] = fs
+        row["ahead"] = {name: sum(ahead_of_peers(p, name) for p in parts) for name in first["time"]
+                        if name.startswith("tilejit") and any(ahead_of_peers(p, name) is not None for p in parts)}
+        merged.append(row)
+    write_report(merged, args.out, spread_of=f"{args.processes} processes of {args.repeat} rounds each",
+                 per_process=True)
+
+
+PEERS = ("torch", "torch_compile", "triton")
+
+
+def ahead_of_peers(row, name):
+    """Whether `name` reads at or above every peer that ran in this row (None: no peer or no time)."""
+    mine = row["fraction"].get(name)
+    peers = [row["fraction"][p] for p in PEERS if row["fraction"].get(p) is not None]
+    if mine is None or not peers:
+        return None
+    return mine >= max(peers)
+
+
+def write_report(rows, out_dir, spread_of, plot=True, per_process=False):
     os.makedirs(out_dir, exist_ok=True)
     # TILEJIT_COMMIT first: the GPU machine's copy of the tree may carry a stale .git.
     commit = os.environ.get("TILEJIT_COMMIT", "")
@@ -242,23 +309,37 @@ def write_report(rows, out_dir, plot=True):
              "written; C = device-to-device copy of the same bytes timed the same way. Every output checked "
              "against float64 first.", "",
              "| dtype | M | N | impl | time (us) | GB/s | fraction of C |", "|---|---|---|---|---|---|---|"]
-    rounds = max((len(f) for row in rows for f in row[6].values()), default=1)
-    if rounds > 1:
-        lines[-4] += (f" Each shape timed in {rounds} rounds, round-robin: time is the median, and the last column "
+    samples = max((len(f) for row in rows for f in row["spread"].values()), default=1)
+    if per_process:
+        lines[-4] += (f" Timed in {spread_of}, round-robin within a process: time and fraction of C are the "
+                      "medians over processes of each process's median time and fraction (its median against "
+                      "its copy's), and the last column the range of the processes' fractions.")
+    elif samples > 1:
+        lines[-4] += (f" Each shape timed in {spread_of}, round-robin: time is the median, and the last column "
                       "the range of the rounds' fractions of C (each against its round's copy).")
-        lines[-2] += " range over rounds |"
+    if samples > 1:
+        lines[-2] += " range over processes |" if per_process else " range over rounds |"
         lines[-1] += "---|"
-    for dtype, m, n, gbytes, result, c, fractions in rows:
-        for name, ms in result.items():
+    for row in rows:
+        dtype, m, n, gbytes = row["dtype"], row["m"], row["n"], row["gbytes"]
+        for name, ms in row["time"].items():
             spread = ""
-            if rounds > 1:
-                f = fractions.get(name)
+            if samples > 1:
+                f = row["spread"].get(name)
                 spread = f" {min(f):.2f}-{max(f):.2f} |" if f else " n/a |"
             if ms is None:
                 lines.append(f"| {dtype} | {m} | {n} | {name} | n/a | n/a | n/a |" + spread)
             else:
                 lines.append(f"| {dtype} | {m} | {n} | {name} | {ms * 1e3:.1f} | {gbytes / (ms / 1e3):.0f} | "
-                             f"{c / ms:.2f} |" + spread)
+                             f"{row['fraction'][name]:.2f} |" + spread)
+    if per_process:
+        lines += ["", "Processes in which each tilejit implementation read at or above every peer that ran "
+                  "(torch, torch.compile, Triton; each against its own process's copy):", ""]
+        processes = max((len(f) for row in rows for f in row["spread"].values()), default=0)
+        for row in rows:
+            counts = ", ".join(f"{k} {v}/{processes}" for k, v in row.get("ahead", {}).items())
+            if counts:
+                lines.append(f"- {row['dtype']} {row['m']} x {row['n']}: {counts}")
     with open(os.path.join(out_dir, "softmax.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     if not plot:
@@ -269,9 +350,9 @@ def write_report(rows, out_dir, plot=True):
         import matplotlib.pyplot as plt
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
         for ax, dtype in zip(axes, ("float32", "bfloat16")):
-            sel = [r for r in rows if r[0] == dtype and r[1] == 4096]
+            sel = [r for r in rows if r["dtype"] == dtype and r["m"] == 4096]
             for name in IMPLS:
-                pts = [(r[2], r[3] / (r[4][name] / 1e3)) for r in sel if r[4].get(name) is not None]
+                pts = [(r["n"], r["gbytes"] / (r["time"][name] / 1e3)) for r in sel if r["time"].get(name) is not None]
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
             ax.set_xscale("log", base=2)
