@@ -262,6 +262,10 @@ def run_processes(args):
                 raise SystemExit(f"process {i + 1} failed (exit {rc})")
             with open(path) as f:
                 runs.append(json.load(f))
+            write_merged(runs, args)  # after every process: a run cut short keeps what it measured
+
+
+def write_merged(runs, args):
     merged = []
     for parts in zip(*runs):  # the same shapes in the same order in every process
         first = parts[0]
@@ -276,7 +280,7 @@ def run_processes(args):
         row["ahead"] = {name: sum(ahead_of_peers(p, name) for p in parts) for name in first["time"]
                         if name.startswith("tilejit") and any(ahead_of_peers(p, name) is not None for p in parts)}
         merged.append(row)
-    write_report(merged, args.out, spread_of=f"{args.processes} processes of {args.repeat} rounds each",
+    write_report(merged, args.out, spread_of=f"{len(runs)} processes of {args.repeat} rounds each",
                  per_process=True)
 
 
