@@ -32,12 +32,15 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   //  - 8 for 16-bit rows of 8192 (0.96 against 0.89: 32 elements a thread is one 64-byte load each)
   //    and of 16384 (do_bench, 4096 rows: 0.95-0.96 of copy against 0.92-0.93 with 16;
   //    bench/results/seed_configs_76b0877.md and _9e6df0d.md);
-  //  - 4 at 256 columns (f32 / bf16 0.94 / 0.87 against 0.92 / 0.81 with 2);
+  //  - at 256 columns 2 for f32 and 4 for 16-bit elements (do_bench, 4096 x 256, 5 processes:
+  //    f32 2 warps with 8 stages 0.93 of copy, at or ahead of torch and Triton in 5 of 5, against
+  //    0.88 and 3 of 5 with 4 warps and 4 stages; bf16 4 warps and 4 stages 0.92 and 4 of 5 against
+  //    0.87 and 3 of 5 with 2 and 8; bench/results/seed_configs_processes_86bfb76.md);
   //  - 1 at 128 columns and fewer: a warp's shuffles reduce the row with no barrier, 16 bytes a
   //    thread (do_bench, 65536 x 128 f32 with 4 stages: 0.94 and 0.97 against 0.94 and 0.94 with 2
   //    warps, in the same files; bf16 0.80 against 0.67 in events, seed_sweep.md).
   if (c.block >= 8192) c.num_warps = elem_bytes == 2 && c.block <= 16384 ? 8 : 16;
-  else if (c.block == 256) c.num_warps = 4;
+  else if (c.block == 256) c.num_warps = elem_bytes == 4 ? 2 : 4;
   else if (c.block <= 128) c.num_warps = 1;
   else c.num_warps = detail::warps_for(c.block, 4);
   c.one_row_per_program = c.block >= 2048;
@@ -49,8 +52,10 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   // f32 0.94 of copy against 0.89 with one, bf16 0.85 against 0.80; 4096 x 256, probes_a7e8be0.md:
   // f32 0.96 against 0.94, bf16 0.85 either way). Rows of 128 keep seven (do_bench, 65536 x 128, 5
   // rounds in one process: f32 0.98 of copy against 0.94 with three, bf16 0.88 against 0.87;
-  // bench/results/seed_configs_727a629.md). Narrower rows were not measured with more.
-  c.num_stages = c.one_row_per_program ? 1 : c.block == 128 ? 8 : c.block <= 256 ? 4 : 2;
+  // bench/results/seed_configs_727a629.md), as do f32 rows of 256 (see the warps above). Narrower
+  // rows were not measured with more.
+  const bool seven_ahead = c.block == 128 || (c.block == 256 && elem_bytes == 4);
+  c.num_stages = c.one_row_per_program ? 1 : seven_ahead ? 8 : c.block <= 256 ? 4 : 2;
   return c;
 }
 

@@ -67,11 +67,12 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
     CHECK(g->block * g->splits < cols);
   }
 
-  // bf16 rows of 16384 in registers, with ptxas asked to fit three blocks an SM.
+  // bf16 rows of 16384 over clusters of 2, with ptxas asked to fit five blocks an SM.
   auto bounded = ops::shipped_softmax_config_for("NVIDIA H200", 4096, 16384, DType::bf16);
   REQUIRE(bounded);
-  CHECK(bounded->strategy == SoftmaxStrategy::row_in_registers);
-  CHECK(bounded->min_blocks_per_sm == 3);
+  CHECK(bounded->strategy == SoftmaxStrategy::cluster);
+  CHECK(bounded->splits == 2);
+  CHECK(bounded->min_blocks_per_sm == 5);
   CHECK(ops::shipped_softmax_config_for("NVIDIA H200", 4096, 16384, DType::f32)->min_blocks_per_sm == 0);
 
   // Few wide bf16 rows: walking clusters of 16 with the next block in flight.
