@@ -35,7 +35,9 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   //  - at 256 columns 2 for f32 and 4 for 16-bit elements (do_bench, 4096 x 256, 5 processes:
   //    f32 2 warps with 8 stages 0.93 of copy, at or ahead of torch and Triton in 5 of 5, against
   //    0.88 and 3 of 5 with 4 warps and 4 stages; bf16 4 warps and 4 stages 0.92 and 4 of 5 against
-  //    0.87 and 3 of 5 with 2 and 8; bench/results/seed_configs_processes_86bfb76.md);
+  //    0.87 and 3 of 5 with 2 and 8; bench/results/seed_configs_processes_86bfb76.md). Five more
+  //    processes at 33210b5 read f32 0.93 again, but torch 1.00 (0.85-1.00): at 7 us neither orders
+  //    consistently (confirm_processes_33210b5.md);
   //  - 1 at 128 columns and fewer: a warp's shuffles reduce the row with no barrier, 16 bytes a
   //    thread (do_bench, 65536 x 128 f32 with 4 stages: 0.94 and 0.97 against 0.94 and 0.94 with 2
   //    warps, in the same files; bf16 0.80 against 0.67 in events, seed_sweep.md).
