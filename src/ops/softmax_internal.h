@@ -55,6 +55,12 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
 std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype, Backend backend,
                          std::int64_t kept_bytes);
 
+/// The most programs a persistent grid of walked slices (walking clusters and groups) launches:
+/// 1024 threads an SM, the occupancy kept_blocks sizes their stash and their L1 re-read for, so
+/// a kernel whose registers would let more programs in does not open more rows than L2 and L1
+/// hold between the passes. A multiple of `set` (the programs sharing a row), at least one set.
+std::uint64_t walk_program_cap(const SoftmaxConfig& c, std::int64_t set, int sm_count);
+
 /// Whether a row offset (row * stride + column) of this problem can pass 2^31 - 1.
 bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p);
 

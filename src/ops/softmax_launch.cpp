@@ -166,6 +166,16 @@ std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype
   return std::clamp<std::int64_t>(budget / block_bytes, 0, slice / c.block);
 }
 
+// The cap's reason, and a hypothesis (one probe, H200, 2026-12-01, probes_lane_stats_33210b5.md):
+// f32 128 x 1M walked in groups of 8 warps read 0.73 of copy once its kernel took 32 registers
+// (eight programs an SM: eight rows open, slices past L1) against 0.81 at 58 (four).
+std::uint64_t walk_program_cap(const SoftmaxConfig& c, std::int64_t set, int sm_count) {
+  const auto per_sm = static_cast<std::uint64_t>(std::max(1, 1024 / (32 * c.num_warps)));
+  const auto programs = per_sm * static_cast<std::uint64_t>(std::max(1, sm_count));
+  const auto n = static_cast<std::uint64_t>(std::max<std::int64_t>(1, set));
+  return std::max<std::uint64_t>(1, programs / n) * n;
+}
+
 namespace {
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
@@ -198,7 +208,9 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
     compile_only->push_back(&k);
     return;
   }
-  const std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
+  std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
+  if (!in_registers && backend == Backend::cuda)
+    programs = std::min(programs, walk_program_cap(c, c.splits, device_properties().sm_count));
   const std::uint64_t bytes = group_workspace_bytes(programs, c.splits);
   workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)), c.splits,
                     [&](Pointer ws) { k.launch(Grid(programs), args_with(ws), launch_options(stream, cpu_threads)); });
@@ -269,7 +281,8 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
                             p.out_stride, p.rows,  p.cols,
                             slice,        c.block, c.splits,
                             log,          wide,    kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes)};
-      over(softmax_cluster_online_op().compile(args, compile), p.rows, args);
+      over(softmax_cluster_online_op().compile(args, compile), p.rows, args,
+           backend == Backend::cuda && !compile_only ? walk_program_cap(c, c.splits, device_properties().sm_count) : 0);
       return;
     }
     case SoftmaxStrategy::split_row: launch_split_rows(c, p, backend, stream, cpu_threads, compile_only); return;

@@ -351,3 +351,48 @@ TEST_CASE("the autotuner also tries one block more an SM where registers limit a
   const ops::SoftmaxConfig too_narrow{SoftmaxStrategy::row_in_registers, 4096, 4, 1, 1, 1, per_row};
   CHECK(ops::softmax_occupancy_variants({too_narrow}, 4096, 16384, DType::bf16).empty());
 }
+
+TEST_CASE("persistent grids of walked slices stop at 1024 threads an SM, in whole sets") {
+  using ops::SoftmaxStrategy;
+  auto cap = [](int warps, std::int64_t set, int sms) {
+    const ops::SoftmaxConfig c{SoftmaxStrategy::group, 4096, warps, 1, 1, set};
+    return ops::detail::walk_program_cap(c, set, sms);
+  };
+  // An H200: groups of 132 (one program an SM) of 8 warps, four an SM; of 16 warps, two.
+  CHECK(cap(8, 132, 132) == 4 * 132);
+  CHECK(cap(16, 132, 132) == 2 * 132);
+  CHECK(cap(16, 264, 132) == 264);
+  // Clusters of 16 programs of 8 warps: 528 programs an H200 holds at that occupancy, 33 clusters.
+  CHECK(cap(8, 16, 132) == 33 * 16);
+  // 32 warps: one program an SM; a set larger than the device still launches whole, once.
+  CHECK(cap(32, 132, 132) == 132);
+  CHECK(cap(8, 1024, 132) == 1024);
+}
+
+TEST_CASE("a walked first pass reduces inside each thread: no barrier a step, no layout conversion") {
+  // 16 x 4M f32 walked by groups of 132 programs (8 warps, the next block in flight). The pass's
+  // statistics live in the layout of its per-thread reductions: the only barriers left are its
+  // two block reductions at the end of the pass and the group exchange's two.
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  o.config = ops::SoftmaxConfig{ops::SoftmaxStrategy::group, 4096, 8, 2, 1, 132};
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (std::string generator : {"cuda", "ptx"}) {
+    CAPTURE(generator);
+    tilejit_test::ScopedEnv env("TILEJIT_CODEGEN", generator);
+    auto kernels = ops::compile_softmax(Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 16, 4 << 20,
+                                        4 << 20, 4 << 20, false, o);
+    REQUIRE(kernels.size() == 1u);
+    if (generator == "cuda") {
+      const std::string cuda = kernels[0]->stage("cuda");
+      CHECK(count(cuda, "__syncthreads") == 4u);
+      CHECK(cuda.find("in another layout") == std::string::npos);
+    }
+    CHECK(count(kernels[0]->stage("ptx"), "bar.sync") == 4u);
+    CHECK(kernels[0]->metadata().spill_store_bytes == 0);
+  }
+}

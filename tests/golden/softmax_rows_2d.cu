@@ -22,7 +22,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
   for (int r = 0; r < 16; ++r) v6_8[r] = 0 + (((((r >> 2) & 1) * 8) + (((r >> 3) & 1) * 16)) + ((((tj_lane >> 4) & 1) * 1)) + ((((tj_warp >> 0) & 1) * 2) + (((tj_warp >> 1) & 1) * 4)));
   int v11_6[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) v11_6[r] = (v10_7[r] + v6_8[r]);
+  for (int r = 0; r < 16; ++r) v11_6[r] = (v10_7[r & ~3] + v6_8[r & ~3]);
   int v16_5[16];
   #pragma unroll
   for (int r = 0; r < 16; ++r) v16_5[r] = v11_6[r];
@@ -31,10 +31,10 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
   for (int r = 0; r < 16; ++r) v22_9[r] = v2;
   int v23_4[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) v23_4[r] = (v16_5[r] * v22_9[r]);
+  for (int r = 0; r < 16; ++r) v23_4[r] = (v16_5[r & ~3] * v22_9[r & ~3]);
   float* v25_2[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) v25_2[r] = (v24_3[r] + v23_4[r]);
+  for (int r = 0; r < 16; ++r) v25_2[r] = (v24_3[r & ~3] + v23_4[r & ~3]);
   float* v26_1[16];
   #pragma unroll
   for (int r = 0; r < 16; ++r) v26_1[r] = v25_2[r];
@@ -55,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
   for (int r = 0; r < 16; ++r) v17_16[r] = v4;
   bool v18_15[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) v18_15[r] = (v16_5[r] < v17_16[r]);
+  for (int r = 0; r < 16; ++r) v18_15[r] = (v16_5[r & ~3] < v17_16[r & ~3]);
   bool v19_14[16];
   #pragma unroll
   for (int r = 0; r < 16; ++r) v19_14[r] = v18_15[r];
@@ -64,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
   for (int r = 0; r < 16; ++r) v14_19[r] = v5;
   bool v15_18[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) v15_18[r] = (v13_11[r] < v14_19[r]);
+  for (int r = 0; r < 16; ++r) v15_18[r] = (v13_11[r & ~12] < v14_19[r & ~12]);
   bool v20_17[16];
   #pragma unroll
   for (int r = 0; r < 16; ++r) v20_17[r] = v15_18[r];
@@ -156,10 +156,10 @@ extern "C" __global__ void __launch_bounds__(128) softmax_rows_2d_<hash>(float* 
   for (int r = 0; r < 16; ++r) v41_28[r] = v3;
   int v42_27[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) v42_27[r] = (v16_5[r] * v41_28[r]);
+  for (int r = 0; r < 16; ++r) v42_27[r] = (v16_5[r & ~3] * v41_28[r & ~3]);
   float* v44_25[16];
   #pragma unroll
-  for (int r = 0; r < 16; ++r) v44_25[r] = (v43_26[r] + v42_27[r]);
+  for (int r = 0; r < 16; ++r) v44_25[r] = (v43_26[r & ~3] + v42_27[r & ~3]);
   float* v45_24[16];
   #pragma unroll
   for (int r = 0; r < 16; ++r) v45_24[r] = v44_25[r];

@@ -13,6 +13,7 @@
 // group through global memory within one cooperative launch (tl::group_*, up to 4096 programs).
 #pragma once
 
+#include <algorithm>
 #include <optional>
 
 #include "tilejit/kernel.h"
@@ -74,43 +75,61 @@ inline void softmax_row_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl
 
 namespace detail {
 
-/// The online max and sum of exp of a row's blocks, one block at a time: a scalar running max
-/// (one block reduction per step) and a per-lane running sum rescaled by one scalar exp, so each
-/// element costs one exp. Created outside a loop and added to inside it, its values are carried.
+/// Offsets 0 .. block - 1 as a (block / v) x v tile, v = 16 bytes of `elem_bytes` elements: each
+/// thread holds whole tile rows (one 16-byte access each), so reducing along axis 1 stays inside
+/// a thread.
+inline tl::Tensor lane_tile(std::int64_t block, std::size_t elem_bytes) {
+  const std::int64_t v = std::min<std::int64_t>(block, 16 / static_cast<std::int64_t>(elem_bytes));
+  return tl::arange(0, block / v)(tl::all, tl::newaxis) * v + tl::arange(0, v)(tl::newaxis, tl::all);
+}
+
+/// The online max and sum of exp of a row's blocks, one block at a time, kept per tile row (per
+/// 16 bytes of a thread's elements): each keeps its running max and its sum of exp against it, so
+/// a step reduces only inside threads (no barrier) and rescales one sum per tile row. One block
+/// reduction of each at the end combines them. Created outside a loop and added to inside it, its
+/// values are carried.
 struct OnlineMaxSum {
-  tl::Tensor running_max, lane_sum;
-  explicit OnlineMaxSum(std::int64_t block)
-      : running_max(tl::full({}, -tl::inf, DType::f32)), lane_sum(tl::zeros({block}, DType::f32)) {}
-  void add(const tl::Tensor& x) {  // an f32 block, -inf where masked
-    auto new_max = tl::maximum(running_max, tl::max(x, 0));
-    // While everything seen is -inf, shift by 0 instead: exp(-inf - -inf) would be NaN.
+  tl::Tensor lane_max, lane_sum;
+  explicit OnlineMaxSum(const tl::Tensor& tile)
+      : lane_max(tl::full({tile.shape()[0]}, -tl::inf, DType::f32)),
+        lane_sum(tl::zeros({tile.shape()[0]}, DType::f32)) {}
+  void add(const tl::Tensor& x) {  // an f32 tile, -inf where masked
+    auto new_max = tl::maximum(lane_max, tl::max(x, 1));
+    // While a lane has seen only -inf, shift by 0: exp(-inf - -inf) would be NaN. NaN and +inf
+    // still reach the sum, as torch's softmax lets them reach every output.
     auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
-    lane_sum = lane_sum * tl::exp(running_max - shift) + tl::exp_fast(x - shift);
-    running_max = new_max;
+    lane_sum = lane_sum * tl::exp_fast(lane_max - shift) + tl::sum(tl::exp_fast(x - shift(tl::all, tl::newaxis)), 1);
+    lane_max = new_max;
   }
-  /// Adds columns [begin, end) of a row, `block` at a time. The loads ask L2 to keep the lines
+  /// Adds columns [begin, end) of a row, a tile at a time. The loads ask L2 to keep the lines
   /// (Eviction::last): the second pass reads them again.
-  void add_range(const tl::Tensor& row_in, const tl::Operand& begin, const tl::Operand& end, std::int64_t block) {
-    auto lanes = tl::arange(0, block);
+  void add_range(const tl::Tensor& row_in, const tl::Tensor& tile, const tl::Operand& begin, const tl::Operand& end,
+                 std::int64_t block) {
     tl::for_range(begin, end, block, [&](tl::Int start) {
-      auto cols = start + lanes;
+      auto cols = start + tile;
       add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
     });
   }
   /// {max, sum}; an all -inf row gives {-inf, 0}.
-  std::pair<tl::Tensor, tl::Tensor> result() const { return {running_max, tl::sum(lane_sum, 0)}; }
+  std::pair<tl::Tensor, tl::Tensor> result() const {
+    auto row_max = tl::max(lane_max, 0);
+    auto shift = tl::where(row_max == -tl::inf, 0.0f, row_max);
+    return {row_max, tl::sum(lane_sum * tl::exp_fast(lane_max - shift), 0)};
+  }
 };
 
 /// The online max and sum over columns [begin, end) of one row, BLOCK at a time.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
                                                         const tl::Operand& end, std::int64_t block) {
-  OnlineMaxSum stats(block);
-  stats.add_range(row_in, begin, end, block);
+  auto tile = lane_tile(block, dtype_size(row_in.dtype()));
+  OnlineMaxSum stats(tile);
+  stats.add_range(row_in, tile, begin, end, block);
   return stats.result();
 }
 
 /// Where a walked slice [begin, end) keeps its first blocks between the two passes: block i (the
-/// columns from begin + i * BLOCK) in slot i of `stash`, as loaded; the rest is read twice.
+/// columns from begin + i * BLOCK) in slot i of `stash` (a lane_tile of the input's elements), as
+/// loaded; the rest is read twice.
 struct KeptBlocks {
   const tl::Stash& stash;
   tl::Tensor begin, end;  // the slice's first column, and the first one not kept
@@ -129,15 +148,15 @@ struct KeptBlocks {
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor& row_in, const tl::Operand& begin,
                                                                 const tl::Operand& end, std::int64_t block,
                                                                 const KeptBlocks& kept) {
-  auto lanes = tl::arange(0, block);
-  OnlineMaxSum stats(block);
+  auto tile = lane_tile(block, dtype_size(row_in.dtype()));
+  OnlineMaxSum stats(tile);
   tl::for_range(begin, kept.end, block, [&](tl::Int start) {
-    auto cols = start + lanes;
+    auto cols = start + tile;
     auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::first);
     kept.stash.put(kept.slot(start), x);
     stats.add(x.to(DType::f32));
   });
-  stats.add_range(row_in, kept.end, end, block);
+  stats.add_range(row_in, tile, kept.end, end, block);
   return stats.result();
 }
 
@@ -162,9 +181,9 @@ inline void normalize_range_keeping(const tl::Tensor& row_out, const tl::Tensor&
                                     const tl::Operand& end, std::int64_t block, const KeptBlocks& kept,
                                     const tl::Tensor& row_max, const tl::Tensor& row_sum, std::int64_t log) {
   normalize_range(row_out, row_in, kept.end, end, block, row_max, row_sum, log);
-  auto lanes = tl::arange(0, block);
+  auto tile = lane_tile(block, dtype_size(row_in.dtype()));
   tl::for_range(begin, kept.end, block, [&](tl::Int start) {
-    auto cols = start + lanes;
+    auto cols = start + tile;
     auto x = kept.stash.get(kept.slot(start)).to(DType::f32);
     tl::store(row_out + cols, normalize(x, row_max, row_sum, log), cols < end, Eviction::first);
   });
@@ -345,7 +364,7 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
   auto rank = tl::program_id(0) % set.size;
   auto sets = tl::num_programs(0) / set.size;
   std::optional<tl::Stash> stash;
-  if (kept > 0) stash.emplace(tl::stash({block}, in.dtype(), kept));
+  if (kept > 0) stash.emplace(tl::stash(lane_tile(block, dtype_size(in.dtype())).shape(), in.dtype(), kept));
   tl::for_range(tl::program_id(0) / set.size, n_rows, sets, [&](tl::Int row) {
     auto row_in = in + row_offset(row, in_stride, wide);
     auto row_out = out + row_offset(row, out_stride, wide);

@@ -290,8 +290,13 @@ void Emitter::block_op(const ir::Op& op, const Layout& l, const std::string& nam
       break;
     default: break;
   }
+  // Registers that replicate another (a reduction's result keeps its parent's registers) read the
+  // original's operands, so each copy is the same expression: NVVM computes it once, and a loop
+  // carrying such a value carries one register per distinct element.
+  const std::uint32_t replicas = replica_mask(l.reg);
+  const std::string r = replicas ? fmt::format("[r & ~{}]", replicas) : "[r]";
   std::vector<std::string> args;
-  for (ir::ValueId v : op.operands) args.push_back(type(v).is_scalar() ? scalar(v) : block(v, l) + "[r]");
+  for (ir::ValueId v : op.operands) args.push_back(type(v).is_scalar() ? scalar(v) : block(v, l) + r);
   line(decl);
   per_register(n, fmt::format("{}[r] = {};", name, elementwise(op, args)));
 }

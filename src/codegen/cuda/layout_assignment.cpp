@@ -86,13 +86,17 @@ class Assigner {
   }
 
   // Carried values take their init's layout, then the layout their yielded value ends up
-  // with, until the two agree.
+  // with, until the two agree. An init with no layout of its own (a constant, computed in any
+  // layout for free) fixes none: the first round leaves the carried value open, so what the body
+  // combines it with decides (a running max taken against a reduction keeps the reduction's
+  // layout, with no conversion a step).
   void assign_loop(const ir::Op& op) {
     const ir::Region& body = op.regions[0];
     std::size_t carried = op.results.size();
     for (std::size_t i = 0; i < carried; ++i) {
       ir::ValueId arg = body.args[i + 1];
-      if (is_block(arg)) plan_.fixed[arg] = layout_or_default(op.operands[ir::kForFixedOperands + i]);
+      ir::ValueId init = op.operands[ir::kForFixedOperands + i];
+      if (is_block(arg) && !plan_.is_free(init)) plan_.fixed[arg] = layout_or_default(init);
     }
     for (int round = 0; round < 4; ++round) {
       assign(body);
@@ -100,9 +104,11 @@ class Assigner {
       const ir::Op& yield = body.ops.back();
       for (std::size_t i = 0; i < carried; ++i) {
         ir::ValueId arg = body.args[i + 1];
+        if (!is_block(arg)) continue;
         const Layout* y = fixed_layout(yield.operands[i]);
-        if (!is_block(arg) || !y || *y == plan_.fixed[arg]) continue;
-        plan_.fixed[arg] = *y;
+        Layout want = y ? *y : layout_or_default(arg);
+        if (const Layout* have = fixed_layout(arg); have && *have == want) continue;
+        plan_.fixed[arg] = want;
         changed = true;
       }
       if (!changed) break;

@@ -336,8 +336,15 @@ Regs Emitter::block_op(const ir::Op& op, const Layout& l) {
   std::vector<Regs> operands;
   for (ir::ValueId v : op.operands)
     operands.push_back(type(v).is_scalar() ? Regs(static_cast<std::size_t>(n), scalar(v)) : block(v, l));
+  // A register that replicates another (a reduction's result keeps its parent's registers) is
+  // the original's register: each distinct element is computed once.
+  const std::uint32_t replicas = cuda::replica_mask(l.reg);
   Regs out;
   for (int r = 0; r < n; ++r) {
+    if (r & replicas) {
+      out.push_back(out[static_cast<std::size_t>(r & ~replicas)]);
+      continue;
+    }
     std::vector<std::string> args;
     for (const auto& o : operands) args.push_back(o[static_cast<std::size_t>(r)]);
     out.push_back(elementwise(op, args));

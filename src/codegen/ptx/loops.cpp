@@ -58,7 +58,10 @@ void Emitter::loop_op(const ir::Op& op) {
       from = pack_all(from);
       c = RegClass::b32;
     }
-    for (const auto& r : from) vars[i].push_back(move(c, r));
+    // Replicated registers (a reduction's result) share the original's carried register.
+    const std::uint32_t replicas = words[i] ? 0 : cuda::replica_mask(layouts[i].reg);
+    for (std::size_t e = 0; e < from.size(); ++e)
+      vars[i].push_back(e & replicas ? vars[i][e & ~replicas] : move(c, from[e]));
   }
   ir::ValueId iv = body.args[0];
   const ir::Type& iv_t = type(iv);
@@ -95,8 +98,10 @@ void Emitter::loop_op(const ir::Op& op) {
         for (auto& r : next[i]) r = move(carried_class(i), r);
     for (std::size_t i = 0; i < carried; ++i) {
       RegClass c = carried_class(i);
+      std::set<std::string> assigned;
       for (std::size_t e = 0; e < vars[i].size(); ++e)
-        if (vars[i][e] != next[i][e]) code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), vars[i][e], next[i][e]));
+        if (vars[i][e] != next[i][e] && assigned.insert(vars[i][e]).second)
+          code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), vars[i][e], next[i][e]));
     }
     scopes_.pop_back();
     // Reductions alternate buffers. With an odd number in the body, the next step's first one
