@@ -31,7 +31,7 @@ const SoftmaxRowKernel& softmax_row_op() {
 const SoftmaxOnlineKernel& softmax_online_op() {
   static const SoftmaxOnlineKernel k(
       "softmax_online_op", softmax_online_op_kernel,
-      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK", "LOG", "WIDE"});
+      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK", "LOG", "WIDE", "STAT_COLS"});
   return k;
 }
 
@@ -43,29 +43,30 @@ const SoftmaxClusterKernel& softmax_cluster_op() {
 }
 
 const SoftmaxClusterOnlineKernel& softmax_cluster_online_op() {
-  static const SoftmaxClusterOnlineKernel k(
-      "softmax_cluster_online_op", softmax_cluster_online_op_kernel,
-      {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "slice", "BLOCK", "CLUSTER", "LOG", "WIDE", "KEPT"});
+  static const SoftmaxClusterOnlineKernel k("softmax_cluster_online_op", softmax_cluster_online_op_kernel,
+                                            {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "slice",
+                                             "BLOCK", "CLUSTER", "LOG", "WIDE", "KEPT", "STAT_COLS"});
   return k;
 }
 
 const SoftmaxGroupKernel& softmax_group_op() {
   static const SoftmaxGroupKernel k("softmax_group_op", softmax_group_op_kernel,
                                     {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols", "BLOCK",
-                                     "GROUP", "LOG", "WIDE", "NUM_STAGES", "ONE_EXCHANGE"});
+                                     "GROUP", "LOG", "WIDE", "NUM_STAGES", "OVERLAP"});
   return k;
 }
 
 const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
   static const SoftmaxGroupOnlineKernel k("softmax_group_online_op", softmax_group_online_op_kernel,
                                           {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
-                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT"});
+                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT", "STAT_COLS"});
   return k;
 }
 
 const SoftmaxSplitPartialsKernel& softmax_split_partials() {
-  static const SoftmaxSplitPartialsKernel k("softmax_split_partials", softmax_split_partials_kernel,
-                                            {"workspace", "in", "in_stride", "n_cols", "chunk", "BLOCK", "WIDE"});
+  static const SoftmaxSplitPartialsKernel k(
+      "softmax_split_partials", softmax_split_partials_kernel,
+      {"workspace", "in", "in_stride", "n_cols", "chunk", "BLOCK", "WIDE", "STAT_COLS"});
   return k;
 }
 

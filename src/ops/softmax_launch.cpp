@@ -90,6 +90,14 @@ void launch_over(const CompiledKernel& k, SoftmaxGrid kind, std::int64_t work, c
 // (bench/results/gpu_softmax_wide_*.md).
 std::int64_t one_exchange(const SoftmaxConfig& c) { return c.block / (32 * c.num_warps) >= 64 ? 1 : 0; }
 
+// The columns of a block each running statistic of a walk covers (the kernels' STAT_COLS): 16
+// bytes of elements on the GPU, whose threads then reduce a step without a barrier; the whole
+// block on the CPU, whose vector code reduces a 1-D block and sums per element fastest.
+std::int64_t stat_cols(Backend backend, DType dtype, std::int64_t block) {
+  if (backend == Backend::cpu) return block;
+  return std::min<std::int64_t>(block, 16 / static_cast<std::int64_t>(dtype_size(dtype)));
+}
+
 CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
   CompileOptions o;
   o.num_warps = c.num_warps;
@@ -118,9 +126,10 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
   const std::int64_t splits = cdiv(p.cols, chunk);
   Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   auto args_for = [&](Pointer ws) {  // step 1's and step 2's
-    return std::pair{std::vector<Arg>{ws, p.in, p.in_stride, p.cols, chunk, c.block, wide},
-                     std::vector<Arg>{p.out, ws, p.in, p.in_stride, p.out_stride, p.cols, chunk, next_pow2(splits),
-                                      c.block, log, wide}};
+    return std::pair{
+        std::vector<Arg>{ws, p.in, p.in_stride, p.cols, chunk, c.block, wide, stat_cols(backend, p.in.dtype, c.block)},
+        std::vector<Arg>{p.out, ws, p.in, p.in_stride, p.out_stride, p.cols, chunk, next_pow2(splits), c.block, log,
+                         wide}};
   };
   if (compile_only) {  // a stand-in workspace address: compiling needs only its type and alignment
     auto [partial_args, args] = args_for(Pointer{0x10000, DType::f32, memory});
@@ -196,8 +205,13 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   auto args_with = [&](Pointer ws) {
     return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
                                            c.block, c.splits, log, wide,        options.num_stages, overlap}
-                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
-                                           slice, c.block, c.splits, log,         wide,         kept};
+                        : std::vector<Arg>{p.out,        p.in,
+                                           ws,           p.in_stride,
+                                           p.out_stride, p.rows,
+                                           p.cols,       slice,
+                                           c.block,      c.splits,
+                                           log,          wide,
+                                           kept,         stat_cols(backend, p.in.dtype, c.block)};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.
@@ -254,7 +268,8 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       return;
     }
     case SoftmaxStrategy::online: {
-      std::vector<Arg> args{p.out, p.in, p.in_stride, p.out_stride, p.rows, p.cols, c.block, log, wide};
+      std::vector<Arg> args{p.out,  p.in,    p.in_stride, p.out_stride, p.rows,
+                            p.cols, c.block, log,         wide,         stat_cols(backend, p.in.dtype, c.block)};
       // The second pass re-reads each row; it comes from L2 only while the rows in flight fit
       // there. Hypothesis (unmeasured): cap the programs so they use about half of L2, but keep
       // at least one per SM.
@@ -277,10 +292,19 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       }
       // Slices of whole steps, walked twice.
       const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-      std::vector<Arg> args{p.out,        p.in,    p.in_stride,
-                            p.out_stride, p.rows,  p.cols,
-                            slice,        c.block, c.splits,
-                            log,          wide,    kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes)};
+      std::vector<Arg> args{p.out,
+                            p.in,
+                            p.in_stride,
+                            p.out_stride,
+                            p.rows,
+                            p.cols,
+                            slice,
+                            c.block,
+                            c.splits,
+                            log,
+                            wide,
+                            kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes),
+                            stat_cols(backend, p.in.dtype, c.block)};
       over(softmax_cluster_online_op().compile(args, compile), p.rows, args,
            backend == Backend::cuda && !compile_only ? walk_program_cap(c, c.splits, device_properties().sm_count) : 0);
       return;

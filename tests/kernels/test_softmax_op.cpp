@@ -459,3 +459,28 @@ TEST_CASE("softmax op: 64-bit row offsets only where row * stride can pass 2^31"
     }
   }
 }
+
+TEST_CASE("softmax op: a walk's running statistics per tile row, per element or per block agree") {
+  // The GPU launcher keeps one running max and sum per 16 bytes of a block (STAT_COLS 4 for f32,
+  // 8 for 16-bit), the CPU launcher one per block: each width here, on this backend, against
+  // float64, over rows with -inf, NaN and +inf and a last block cut short.
+  const std::int64_t rows = 8, cols = 3001, block = 256;
+  for (DType t : {DType::f32, DType::bf16})
+    for (std::int64_t stat_cols : {std::int64_t{1}, std::int64_t{4}, std::int64_t{8}, std::int64_t{64}, block}) {
+      CAPTURE(dtype_name(t));
+      CAPTURE(stat_cols);
+      auto x = special_input(rows, cols, 31);
+      if (t != DType::f32) x = examples::from_half_bits(t, examples::to_half_bits(t, x));
+      Buffer in = buffer(t, x.size()), out = buffer(t, x.size());
+      upload_floats(in, x);
+      out.fill_bytes(0xff);
+      std::vector<Arg> args{pointer(out), pointer(in), cols, cols, rows, cols, block, 0, 0, stat_cols};
+      ops::softmax_online_op().compile(args, compile_options()).launch(Grid(rows), args, options());
+      finish();
+      auto cmp = examples::compare_rows(download_floats(out), examples::softmax_reference(x, rows, cols, cols), rows,
+                                        cols, cols);
+      CAPTURE(cmp.worst_row);
+      CHECK(cmp.nan_mismatches == 0);
+      CHECK(cmp.max_rel_error <= (t == DType::f32 ? 1e-5 : 1e-2));
+    }
+}

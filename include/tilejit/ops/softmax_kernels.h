@@ -3,6 +3,9 @@
 //  - LOG: log_softmax (x - max - log(sum)) instead of softmax (exp(x - max) / sum);
 //  - WIDE: row offsets in 64 bits. The launcher sets it only when row * stride can pass 2^31 - 1,
 //    so ordinary shapes keep 32-bit address arithmetic.
+// Kernels that walk a row for its online max and sum also take STAT_COLS, the columns of a block
+// each running statistic covers (detail::OnlineMaxSum): the launcher passes 16 bytes of elements
+// on the GPU, the whole block on the CPU.
 // Rows are walked grid-stride (program_id, num_programs), so one kernel serves a persistent grid
 // on the GPU and one program per row (block) on the CPU. Per-element exponentials are
 // tl::exp_fast (arguments x - max <= 0); scalar ones keep tl::exp.
@@ -75,30 +78,39 @@ inline void softmax_row_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl
 
 namespace detail {
 
-/// Offsets 0 .. block - 1 as a (block / v) x v tile, v = 16 bytes of `elem_bytes` elements: each
+/// Offsets 0 .. block - 1 as a (block / cols) x cols tile, `cols` a power of two up to `block`: the
+/// columns each running statistic of a walk covers (see OnlineMaxSum). With 16 bytes of elements a
 /// thread holds whole tile rows (one 16-byte access each), so reducing along axis 1 stays inside
-/// a thread.
-inline tl::Tensor lane_tile(std::int64_t block, std::size_t elem_bytes) {
-  const std::int64_t v = std::min<std::int64_t>(block, 16 / static_cast<std::int64_t>(elem_bytes));
+/// the thread.
+inline tl::Tensor stat_tile(std::int64_t block, std::int64_t cols) {
+  const std::int64_t v = std::clamp<std::int64_t>(cols, 1, block);
   return tl::arange(0, block / v)(tl::all, tl::newaxis) * v + tl::arange(0, v)(tl::newaxis, tl::all);
 }
 
-/// The online max and sum of exp of a row's blocks, one block at a time, kept per tile row (per
-/// 16 bytes of a thread's elements): each keeps its running max and its sum of exp against it, so
-/// a step reduces only inside threads (no barrier) and rescales one sum per tile row. One block
-/// reduction of each at the end combines them. Created outside a loop and added to inside it, its
-/// values are carried.
+/// The online max and sum of exp of a row's blocks, one block at a time, each block a stat_tile
+/// with a running max per tile row. Created outside a loop and added to inside it, its values are
+/// carried. Two forms, by the tile's shape:
+///  - several tile rows (16 bytes each on the GPU): a sum per tile row too, so a step reduces only
+///    inside threads (no barrier) and rescales one sum per tile row; one block reduction of each
+///    closes the walk;
+///  - one tile row (the whole block, as the CPU backend's vector code reduces best): one block
+///    max a step and a sum per element, rescaled by one exp.
 struct OnlineMaxSum {
   tl::Tensor lane_max, lane_sum;
+  bool sum_per_element;
   explicit OnlineMaxSum(const tl::Tensor& tile)
       : lane_max(tl::full({tile.shape()[0]}, -tl::inf, DType::f32)),
-        lane_sum(tl::zeros({tile.shape()[0]}, DType::f32)) {}
+        lane_sum(tl::zeros(tile.shape()[0] == 1 ? tile.shape() : tl::Shape{tile.shape()[0]}, DType::f32)),
+        sum_per_element(tile.shape()[0] == 1) {}
   void add(const tl::Tensor& x) {  // an f32 tile, -inf where masked
     auto new_max = tl::maximum(lane_max, tl::max(x, 1));
     // While a lane has seen only -inf, shift by 0: exp(-inf - -inf) would be NaN. NaN and +inf
     // still reach the sum, as torch's softmax lets them reach every output.
     auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
-    lane_sum = lane_sum * tl::exp_fast(lane_max - shift) + tl::sum(tl::exp_fast(x - shift(tl::all, tl::newaxis)), 1);
+    auto scale = tl::exp_fast(lane_max - shift);
+    auto e = tl::exp_fast(x - shift(tl::all, tl::newaxis));
+    if (sum_per_element) lane_sum = lane_sum * scale(tl::all, tl::newaxis) + e;
+    else lane_sum = lane_sum * scale + tl::sum(e, 1);
     lane_max = new_max;
   }
   /// Adds columns [begin, end) of a row, a tile at a time. The loads ask L2 to keep the lines
@@ -114,31 +126,37 @@ struct OnlineMaxSum {
   std::pair<tl::Tensor, tl::Tensor> result() const {
     auto row_max = tl::max(lane_max, 0);
     auto shift = tl::where(row_max == -tl::inf, 0.0f, row_max);
-    return {row_max, tl::sum(lane_sum * tl::exp_fast(lane_max - shift), 0)};
+    auto sums = sum_per_element ? tl::sum(lane_sum, 1) : lane_sum;
+    return {row_max, tl::sum(sums * tl::exp_fast(lane_max - shift), 0)};
   }
 };
 
-/// The online max and sum over columns [begin, end) of one row, BLOCK at a time.
+/// The online max and sum over columns [begin, end) of one row, BLOCK at a time, a running
+/// statistic per `stat_cols` columns of a block.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
-                                                        const tl::Operand& end, std::int64_t block) {
-  auto tile = lane_tile(block, dtype_size(row_in.dtype()));
+                                                        const tl::Operand& end, std::int64_t block,
+                                                        std::int64_t stat_cols) {
+  auto tile = stat_tile(block, stat_cols);
   OnlineMaxSum stats(tile);
   stats.add_range(row_in, tile, begin, end, block);
   return stats.result();
 }
 
 /// Where a walked slice [begin, end) keeps its first blocks between the two passes: block i (the
-/// columns from begin + i * BLOCK) in slot i of `stash` (a lane_tile of the input's elements), as
-/// loaded; the rest is read twice.
+/// columns from begin + i * BLOCK) in slot i of `stash`, as loaded, in the shape of `tile` (the
+/// walk's stat_tile); the rest is read twice.
 struct KeptBlocks {
   const tl::Stash& stash;
   tl::Tensor begin, end;  // the slice's first column, and the first one not kept
   std::int64_t block;
-  KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t block_size)
+  tl::Tensor tile;
+  KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t block_size,
+             const tl::Tensor& block_tile)
       : stash(s),
         begin(slice_begin),
         end(tl::minimum(slice_begin + s.slots() * block_size, slice_end)),
-        block(block_size) {}
+        block(block_size),
+        tile(block_tile) {}
   /// The slot of the block that starts at column `start`.
   tl::Tensor slot(const tl::Tensor& start) const { return (start - begin) / block; }
 };
@@ -148,15 +166,14 @@ struct KeptBlocks {
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor& row_in, const tl::Operand& begin,
                                                                 const tl::Operand& end, std::int64_t block,
                                                                 const KeptBlocks& kept) {
-  auto tile = lane_tile(block, dtype_size(row_in.dtype()));
-  OnlineMaxSum stats(tile);
+  OnlineMaxSum stats(kept.tile);
   tl::for_range(begin, kept.end, block, [&](tl::Int start) {
-    auto cols = start + tile;
+    auto cols = start + kept.tile;
     auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::first);
     kept.stash.put(kept.slot(start), x);
     stats.add(x.to(DType::f32));
   });
-  stats.add_range(row_in, tile, kept.end, end, block);
+  stats.add_range(row_in, kept.tile, kept.end, end, block);
   return stats.result();
 }
 
@@ -181,9 +198,8 @@ inline void normalize_range_keeping(const tl::Tensor& row_out, const tl::Tensor&
                                     const tl::Operand& end, std::int64_t block, const KeptBlocks& kept,
                                     const tl::Tensor& row_max, const tl::Tensor& row_sum, std::int64_t log) {
   normalize_range(row_out, row_in, kept.end, end, block, row_max, row_sum, log);
-  auto tile = lane_tile(block, dtype_size(row_in.dtype()));
   tl::for_range(begin, kept.end, block, [&](tl::Int start) {
-    auto cols = start + tile;
+    auto cols = start + kept.tile;
     auto x = kept.stash.get(kept.slot(start)).to(DType::f32);
     tl::store(row_out + cols, normalize(x, row_max, row_sum, log), cols < end, Eviction::first);
   });
@@ -195,11 +211,12 @@ inline void normalize_range_keeping(const tl::Tensor& row_out, const tl::Tensor&
 /// that re-reads the row (from L2 for rows of a few hundred KiB) and writes the result. The
 /// second pass reads and writes with Eviction::first, so L2 keeps the rows still to be re-read.
 inline void softmax_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride, tl::Int n_rows,
-                                     tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr LOG, tl::Constexpr WIDE) {
+                                     tl::Int n_cols, tl::Constexpr BLOCK, tl::Constexpr LOG, tl::Constexpr WIDE,
+                                     tl::Constexpr STAT_COLS) {
   tl::for_range(tl::program_id(0), n_rows, tl::num_programs(0), [&](tl::Int row) {
     auto row_in = in + detail::row_offset(row, in_stride, WIDE);
     auto row_out = out + detail::row_offset(row, out_stride, WIDE);
-    auto [row_max, row_sum] = detail::online_max_sum(row_in, 0, n_cols, BLOCK);
+    auto [row_max, row_sum] = detail::online_max_sum(row_in, 0, n_cols, BLOCK, STAT_COLS);
     detail::normalize_range(row_out, row_in, 0, n_cols, BLOCK, row_max, row_sum, LOG);
   });
 }
@@ -207,12 +224,13 @@ inline void softmax_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride,
 /// Split rows, step 1 of 2: program (chunk, row) writes the online max and sum of its CHUNK
 /// columns to workspace[(row * n_chunks + chunk) * 2 + {0, 1}] (f32).
 inline void softmax_split_partials_kernel(tl::Ptr workspace, tl::Ptr in, tl::Int in_stride, tl::Int n_cols,
-                                          tl::Int chunk, tl::Constexpr BLOCK, tl::Constexpr WIDE) {
+                                          tl::Int chunk, tl::Constexpr BLOCK, tl::Constexpr WIDE,
+                                          tl::Constexpr STAT_COLS) {
   auto c = tl::program_id(0);
   auto row = tl::program_id(1);
   auto begin = c * chunk;
   auto end = tl::minimum(begin + chunk, n_cols);
-  auto stats = detail::online_max_sum(in + detail::row_offset(row, in_stride, WIDE), begin, end, BLOCK);
+  auto stats = detail::online_max_sum(in + detail::row_offset(row, in_stride, WIDE), begin, end, BLOCK, STAT_COLS);
   auto slot = workspace + (row * tl::num_programs(0) + c) * 2;
   tl::store(slot, stats.first);
   tl::store(slot + 1, stats.second);
@@ -360,24 +378,26 @@ inline void row_slices_in_registers_overlapped(const tl::Ptr& out, const tl::Ptr
 template <class Exchange>
 void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
                        const tl::Int& n_rows, const tl::Int& n_cols, const tl::Int& slice, std::int64_t block,
-                       std::int64_t log, std::int64_t wide, std::int64_t kept, const Exchange& set) {
+                       std::int64_t log, std::int64_t wide, std::int64_t kept, std::int64_t stat_cols,
+                       const Exchange& set) {
   auto rank = tl::program_id(0) % set.size;
   auto sets = tl::num_programs(0) / set.size;
+  auto tile = stat_tile(block, stat_cols);
   std::optional<tl::Stash> stash;
-  if (kept > 0) stash.emplace(tl::stash(lane_tile(block, dtype_size(in.dtype())).shape(), in.dtype(), kept));
+  if (kept > 0) stash.emplace(tl::stash(tile.shape(), in.dtype(), kept));
   tl::for_range(tl::program_id(0) / set.size, n_rows, sets, [&](tl::Int row) {
     auto row_in = in + row_offset(row, in_stride, wide);
     auto row_out = out + row_offset(row, out_stride, wide);
     auto begin = rank * slice;
     auto end = tl::minimum(begin + slice, n_cols);
     if (!stash) {
-      auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block);
+      auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block, stat_cols);
       // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
       auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
       normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
       return;
     }
-    const KeptBlocks blocks(*stash, begin, end, block);
+    const KeptBlocks blocks(*stash, begin, end, block, tile);
     auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, begin, end, block, blocks);
     auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
     normalize_range_keeping(row_out, row_in, begin, end, block, blocks, row_max, row_sum, log);
@@ -401,8 +421,8 @@ inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride
 inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride,
                                              tl::Int n_rows, tl::Int n_cols, tl::Int slice, tl::Constexpr BLOCK,
                                              tl::Constexpr CLUSTER, tl::Constexpr LOG, tl::Constexpr WIDE,
-                                             tl::Constexpr KEPT) {
-  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
+                                             tl::Constexpr KEPT, tl::Constexpr STAT_COLS) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, STAT_COLS,
                             detail::ClusterExchange{CLUSTER});
 }
 
@@ -426,8 +446,8 @@ inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, 
 inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
                                            tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
                                            tl::Constexpr BLOCK, tl::Constexpr GROUP, tl::Constexpr LOG,
-                                           tl::Constexpr WIDE, tl::Constexpr KEPT) {
-  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
+                                           tl::Constexpr WIDE, tl::Constexpr KEPT, tl::Constexpr STAT_COLS) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, STAT_COLS,
                             detail::GroupExchange{GROUP, workspace});
 }
 
@@ -435,17 +455,19 @@ using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, 
                                    tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxRowKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                 tl::Constexpr, tl::Constexpr>;
-using SoftmaxOnlineKernel =
-    Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
+                                   tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                     tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
-                                          tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+                                          tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                   tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
-using SoftmaxGroupOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int,
-                                        tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
-using SoftmaxSplitPartialsKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr>;
+using SoftmaxGroupOnlineKernel =
+    Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
+           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxSplitPartialsKernel =
+    Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                            tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 
