@@ -379,6 +379,9 @@ std::vector<SoftmaxConfig> softmax_occupancy_variants(const std::vector<SoftmaxC
       blocks = blocks == 0 ? resident : std::min(blocks, resident);
     }
     if (blocks == 0) continue;
+    // Walked slices launch at most 1024 threads an SM (walk_program_cap): a block more than that
+    // would only cost registers.
+    if (detail::walks_slices(candidates[i], cols) && (blocks + 1) * 32 * candidates[i].num_warps > 1024) continue;
     SoftmaxConfig v = candidates[i];
     v.min_blocks_per_sm = blocks + 1;
     if (detail::config_fits(v, rows, cols)) variants.push_back(v);

@@ -55,6 +55,12 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
 std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype, Backend backend,
                          std::int64_t kept_bytes);
 
+/// Whether `c` walks slices of a row twice (a cluster or group whose programs cannot hold the row
+/// in registers) rather than holding them.
+inline bool walks_slices(const SoftmaxConfig& c, std::int64_t cols) {
+  return (c.strategy == SoftmaxStrategy::cluster || c.strategy == SoftmaxStrategy::group) && c.block * c.splits < cols;
+}
+
 /// The most programs a persistent grid of walked slices (walking clusters and groups) launches:
 /// 1024 threads an SM, the occupancy kept_blocks sizes their stash and their L1 re-read for, so
 /// a kernel whose registers would let more programs in does not open more rows than L2 and L1

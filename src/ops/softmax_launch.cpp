@@ -196,7 +196,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const int cpu_threads = so.cpu_threads;
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
-  const bool in_registers = c.block * c.splits >= p.cols;
+  const bool in_registers = !walks_slices(c, p.cols);
   const std::int64_t overlap = c.overlap ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
@@ -284,7 +284,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       return;
     }
     case SoftmaxStrategy::cluster: {
-      if (c.block * c.splits >= p.cols) {  // each program's slice in registers
+      if (!walks_slices(c, p.cols)) {  // each program's slice in registers
         std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows,       p.cols,
                               c.block, c.splits, log,         wide,         c.num_stages, one_exchange(c)};
         over(softmax_cluster_op().compile(args, compile), p.rows, args);

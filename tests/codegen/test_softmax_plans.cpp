@@ -396,3 +396,16 @@ TEST_CASE("a walked first pass reduces inside each thread: no barrier a step, no
     CHECK(kernels[0]->metadata().spill_store_bytes == 0);
   }
 }
+
+TEST_CASE("occupancy variants of walked slices stop at the 1024 threads an SM their grids run") {
+  // Walks of 16 x 4M f32 in groups of 132: a variant asks ptxas for one block more than the
+  // registers allow, but never past the blocks of 1024 threads the launch runs (four of 8 warps).
+  for (int warps : {4, 8, 16}) {
+    CAPTURE(warps);
+    const ops::SoftmaxConfig walk{ops::SoftmaxStrategy::group, 4096, warps, 2, 1, 132};
+    for (const auto& v : ops::softmax_occupancy_variants({walk}, 16, 4 << 20, DType::f32)) {
+      CAPTURE(ops::describe(v));
+      CHECK(v.min_blocks_per_sm * 32 * warps <= 1024);
+    }
+  }
+}
