@@ -11,7 +11,8 @@
 #               tiered: generators/<generator>/softmax.md
 #   probe       tilejit-softmax once per argument list in PROBES (';'-separated) or, when PROBES is
 #               empty, per line of the file PROBES_FILE (relative to the repository root), e.g.
-#               forced configurations: probe.log, and the last line of each (its bandwidth) in probe.md
+#               forced configurations: probe.log, and the last line of each (its bandwidth) in probe.md.
+#               bench/probes_wide_rows.txt: the wide rows' table entries and the candidates to try next
 #   none        nothing (a tests-only gpu-check run)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
