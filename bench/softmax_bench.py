@@ -249,7 +249,7 @@ def main():
 
 def run_processes(args):
     """--processes K: the run K times over in fresh processes, merged per shape and implementation."""
-    child_args = [a for a in sys.argv[1:]]
+    child_args = sys.argv[1:]
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.processes):
@@ -277,8 +277,9 @@ def write_merged(runs, args):
             row["time"][name] = statistics.median(ts) if ts else None
             row["fraction"][name] = statistics.median(fs) if fs else None
             row["spread"][name] = fs
-        row["ahead"] = {name: sum(ahead_of_peers(p, name) for p in parts) for name in first["time"]
-                        if name.startswith("tilejit") and any(ahead_of_peers(p, name) is not None for p in parts)}
+        verdicts = {name: [ahead_of_peers(p, name) for p in parts] for name in first["time"] if name.startswith("tilejit")}
+        row["ahead"] = {name: sum(v is True for v in vs) for name, vs in verdicts.items()
+                        if any(v is not None for v in vs)}
         merged.append(row)
     write_report(merged, args.out, spread_of=f"{len(runs)} processes of {args.repeat} rounds each",
                  per_process=True)

@@ -90,14 +90,6 @@ void launch_over(const CompiledKernel& k, SoftmaxGrid kind, std::int64_t work, c
 // (bench/results/gpu_softmax_wide_*.md).
 std::int64_t one_exchange(const SoftmaxConfig& c) { return c.block / (32 * c.num_warps) >= 64 ? 1 : 0; }
 
-// The columns of a block each running statistic of a walk covers (the kernels' STAT_COLS): 16
-// bytes of elements on the GPU, whose threads then reduce a step without a barrier; the whole
-// block on the CPU, whose vector code reduces a 1-D block and sums per element fastest.
-std::int64_t stat_cols(Backend backend, DType dtype, std::int64_t block) {
-  if (backend == Backend::cpu) return block;
-  return std::min<std::int64_t>(block, 16 / static_cast<std::int64_t>(dtype_size(dtype)));
-}
-
 CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
   CompileOptions o;
   o.num_warps = c.num_warps;
@@ -173,6 +165,11 @@ std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype
   }
   budget = std::min(budget, tl::kMaxStashBytes);
   return std::clamp<std::int64_t>(budget / block_bytes, 0, slice / c.block);
+}
+
+std::int64_t stat_cols(Backend backend, DType dtype, std::int64_t block) {
+  if (backend == Backend::cpu) return block;
+  return std::min<std::int64_t>(block, 16 / static_cast<std::int64_t>(dtype_size(dtype)));
 }
 
 // The cap's reason, and a hypothesis (one probe, H200, 2026-12-01, probes_lane_stats_33210b5.md):

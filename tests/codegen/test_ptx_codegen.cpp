@@ -19,6 +19,7 @@
 #include "kernels/vector_add.h"
 #include "runtime/ptx_assembler.h"
 #include "scoped_env.h"
+#include "src/ops/softmax_internal.h"
 #include "tilejit/error.h"
 #include "tilejit/ops/softmax_kernels.h"
 #include "tilejit/ops/softmax_seed.h"
@@ -32,8 +33,6 @@ using tilejit_test::count_accesses;
 namespace {
 
 Pointer fake(DType t, int i) { return Pointer{0x10000u * static_cast<std::uint64_t>(i + 1), t}; }
-// STAT_COLS of the walking kernels as the launcher passes it on the GPU: 16 bytes of elements.
-std::int64_t stat_cols(DType t) { return 16 / static_cast<std::int64_t>(dtype_size(t)); }
 
 CompileOptions ptx_options(int num_warps, const std::string& arch, int num_stages = 1) {
   CompileOptions o;
@@ -81,7 +80,9 @@ std::vector<Case> all_kernels() {
                        }});
       cases.push_back({"ops::softmax_online_op" + tag, [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
                          return ops::softmax_online_op().compile(
-                             {fake(t, 0), fake(t, 1), 40000, 40000, 100, 40000, 1024, log, wide, stat_cols(t)}, o);
+                             {fake(t, 0), fake(t, 1), 40000, 40000, 100, 40000, 1024, log, wide,
+                              ops::detail::stat_cols(Backend::cuda, t, 1024)},
+                             o);
                        }});
       cases.push_back(
           {"ops::softmax_split_normalize" + tag, [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
@@ -94,7 +95,9 @@ std::vector<Case> all_kernels() {
     cases.push_back({fmt::format("ops::softmax_split_partials(WIDE={})", wide),
                      [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
                        return ops::softmax_split_partials().compile(
-                           {fake(DType::f32, 0), fake(t, 1), 1 << 20, 1 << 20, 1 << 16, 1024, wide, stat_cols(t)}, o);
+                           {fake(DType::f32, 0), fake(t, 1), 1 << 20, 1 << 20, 1 << 16, 1024, wide,
+                            ops::detail::stat_cols(Backend::cuda, t, 1024)},
+                           o);
                      }});
   return cases;
 }

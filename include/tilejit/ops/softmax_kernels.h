@@ -107,10 +107,10 @@ struct OnlineMaxSum {
     // While a lane has seen only -inf, shift by 0: exp(-inf - -inf) would be NaN. NaN and +inf
     // still reach the sum, as torch's softmax lets them reach every output.
     auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
-    auto scale = tl::exp_fast(lane_max - shift);
     auto e = tl::exp_fast(x - shift(tl::all, tl::newaxis));
-    if (sum_per_element) lane_sum = lane_sum * scale(tl::all, tl::newaxis) + e;
-    else lane_sum = lane_sum * scale + tl::sum(e, 1);
+    auto added = sum_per_element ? e : tl::sum(e, 1);
+    auto scale = tl::exp_fast(lane_max - shift);
+    lane_sum = lane_sum * (sum_per_element ? scale(tl::all, tl::newaxis) : scale) + added;
     lane_max = new_max;
   }
   /// Adds columns [begin, end) of a row, a tile at a time. The loads ask L2 to keep the lines

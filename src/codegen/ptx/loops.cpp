@@ -32,6 +32,7 @@ void Emitter::loop_op(const ir::Op& op) {
   std::vector<Layout> layouts(carried);
   std::vector<Regs> vars(carried);  // the carried registers (one per element for blocks, or per word)
   std::vector<bool> words(carried, false);
+  std::vector<std::uint32_t> replicas(carried, 0);  // register bits that repeat another element
   auto pack_all = [&](const Regs& halves) {
     Regs out;
     for (std::size_t e = 0; e < halves.size(); e += 2) out.push_back(pack(halves[e], halves[e + 1]));
@@ -59,9 +60,9 @@ void Emitter::loop_op(const ir::Op& op) {
       c = RegClass::b32;
     }
     // Replicated registers (a reduction's result) share the original's carried register.
-    const std::uint32_t replicas = words[i] ? 0 : cuda::replica_mask(layouts[i].reg);
+    if (!words[i]) replicas[i] = cuda::replica_mask(layouts[i].reg);
     for (std::size_t e = 0; e < from.size(); ++e)
-      vars[i].push_back(e & replicas ? vars[i][e & ~replicas] : move(c, from[e]));
+      vars[i].push_back(e & replicas[i] ? vars[i][e & ~replicas[i]] : move(c, from[e]));
   }
   ir::ValueId iv = body.args[0];
   const ir::Type& iv_t = type(iv);
@@ -98,9 +99,8 @@ void Emitter::loop_op(const ir::Op& op) {
         for (auto& r : next[i]) r = move(carried_class(i), r);
     for (std::size_t i = 0; i < carried; ++i) {
       RegClass c = carried_class(i);
-      std::set<std::string> assigned;
-      for (std::size_t e = 0; e < vars[i].size(); ++e)
-        if (vars[i][e] != next[i][e] && assigned.insert(vars[i][e]).second)
+      for (std::size_t e = 0; e < vars[i].size(); ++e)  // a replica's register is its original's
+        if ((e & replicas[i]) == 0 && vars[i][e] != next[i][e])
           code_.ins(fmt::format("mov.{} {}, {}", mov_type(c), vars[i][e], next[i][e]));
     }
     scopes_.pop_back();
