@@ -199,16 +199,12 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
   const std::int64_t kept = in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
+  const std::int64_t stats = stat_cols(backend, p.in.dtype, c.block);
   auto args_with = [&](Pointer ws) {
     return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
                                            c.block, c.splits, log, wide,        options.num_stages, overlap}
-                        : std::vector<Arg>{p.out,        p.in,
-                                           ws,           p.in_stride,
-                                           p.out_stride, p.rows,
-                                           p.cols,       slice,
-                                           c.block,      c.splits,
-                                           log,          wide,
-                                           kept,         stat_cols(backend, p.in.dtype, c.block)};
+                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
+                                           slice, c.block, c.splits, log,         wide,         kept,   stats};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.
@@ -289,19 +285,10 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       }
       // Slices of whole steps, walked twice.
       const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-      std::vector<Arg> args{p.out,
-                            p.in,
-                            p.in_stride,
-                            p.out_stride,
-                            p.rows,
-                            p.cols,
-                            slice,
-                            c.block,
-                            c.splits,
-                            log,
-                            wide,
-                            kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes),
-                            stat_cols(backend, p.in.dtype, c.block)};
+      const std::int64_t kept = kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes);
+      const std::int64_t stats = stat_cols(backend, p.in.dtype, c.block);
+      std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows, p.cols, slice,
+                            c.block, c.splits, log,         wide,         kept,   stats};
       over(softmax_cluster_online_op().compile(args, compile), p.rows, args,
            backend == Backend::cuda && !compile_only ? walk_program_cap(c, c.splits, device_properties().sm_count) : 0);
       return;
