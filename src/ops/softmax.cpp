@@ -135,6 +135,7 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.grid != SoftmaxGrid::persistent) s += fmt::format(" grid={}", grid_name(c.grid));
   if (c.overlap) s += " overlap";
   if (c.min_blocks_per_sm) s += fmt::format(" min_blocks={}", c.min_blocks_per_sm);
+  if (c.stat_cols) s += fmt::format(" stat_cols={}", c.stat_cols);
   return s;
 }
 

@@ -112,10 +112,11 @@ bool number(std::string_view w, T& out) {
   return ec == std::errc() && ptr == w.data() + w.size();
 }
 
-// "min_blocks=N" with N > 0.
-bool min_blocks_word(std::string_view w, int& out) {
-  constexpr std::string_view prefix = "min_blocks=";
-  return w.starts_with(prefix) && number(w.substr(prefix.size()), out) && out > 0;
+// "<name>=N" with N > 0.
+template <class T>
+bool positive_word(std::string_view w, std::string_view name, T& out) {
+  return w.size() > name.size() && w.starts_with(name) && w[name.size()] == '=' &&
+         number(w.substr(name.size() + 1), out) && out > 0;
 }
 
 // The whole table, or nothing when it does not parse: a half-understood file could pin a band
@@ -139,11 +140,13 @@ Table parse_table(std::string_view text) {
     auto w = words(line);
     int bytes, rows_band, n_band;
     SoftmaxConfig c;
-    // v2: optional trailing words, "overlap" (SoftmaxConfig::overlap) and "min_blocks=N"
-    // (SoftmaxConfig::min_blocks_per_sm).
+    // v2: optional trailing words, "overlap" (SoftmaxConfig::overlap), "min_blocks=N"
+    // (SoftmaxConfig::min_blocks_per_sm) and "stat_cols=N" (SoftmaxConfig::stat_cols).
     while (words_per_line == 11 && w.size() > 11) {
       if (w.back() == "overlap") c.overlap = true;
-      else if (!min_blocks_word(w.back(), c.min_blocks_per_sm)) return {};
+      else if (!positive_word(w.back(), "min_blocks", c.min_blocks_per_sm) &&
+               !positive_word(w.back(), "stat_cols", c.stat_cols))
+        return {};
       w.pop_back();
     }
     if (w.size() != words_per_line || !number(w[0], bytes) || !number(w[1], rows_band) || !number(w[2], n_band) ||
@@ -175,12 +178,13 @@ void write_table(const std::string& path, const Table& t, const std::string& dev
     std::ofstream f(tmp, std::ios::trunc);
     f << kHeader << "\n# device: " << device << "\n";
     f << "# <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> "
-         "<grid> [overlap] [min_blocks=N]\n";
+         "<grid> [overlap] [min_blocks=N] [stat_cols=N]\n";
     for (const auto& [k, c] : t)
-      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}{}{}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
+      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}{}{}{}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
                        strategy_name(c.strategy), c.block, c.num_warps, c.num_stages, c.rows_per_program, c.splits,
                        grid_name(c.grid), c.overlap ? " overlap" : "",
-                       c.min_blocks_per_sm ? fmt::format(" min_blocks={}", c.min_blocks_per_sm) : "");
+                       c.min_blocks_per_sm ? fmt::format(" min_blocks={}", c.min_blocks_per_sm) : "",
+                       c.stat_cols ? fmt::format(" stat_cols={}", c.stat_cols) : "");
     if (!f) throw Error(fmt::format("softmax autotune: cannot write {}", tmp));
   }
   std::filesystem::rename(tmp, p);

@@ -56,9 +56,10 @@ std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype
                          std::int64_t kept_bytes);
 
 /// The columns of a block each running statistic of a walk covers (the walking kernels' STAT_COLS):
-/// 16 bytes of elements on the GPU, whose threads then reduce a step without a barrier; the whole
-/// block on the CPU, whose vector code reduces a 1-D block and sums per element fastest.
-std::int64_t stat_cols(Backend backend, DType dtype, std::int64_t block);
+/// SoftmaxConfig::stat_cols when set, else 16 bytes of elements on the GPU, whose threads then
+/// reduce a step without a barrier, and the whole block on the CPU, whose vector code reduces a
+/// 1-D block and sums per element fastest.
+std::int64_t stat_cols(const SoftmaxConfig& c, Backend backend, DType dtype);
 
 /// Whether `c` walks slices of a row twice (a cluster or group whose programs cannot hold the row
 /// in registers) rather than holding them.

@@ -119,7 +119,7 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
   Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   auto args_for = [&](Pointer ws) {  // step 1's and step 2's
     return std::pair{
-        std::vector<Arg>{ws, p.in, p.in_stride, p.cols, chunk, c.block, wide, stat_cols(backend, p.in.dtype, c.block)},
+        std::vector<Arg>{ws, p.in, p.in_stride, p.cols, chunk, c.block, wide, stat_cols(c, backend, p.in.dtype)},
         std::vector<Arg>{p.out, ws, p.in, p.in_stride, p.out_stride, p.cols, chunk, next_pow2(splits), c.block, log,
                          wide}};
   };
@@ -167,14 +167,17 @@ std::int64_t kept_blocks(const SoftmaxConfig& c, std::int64_t slice, DType dtype
   return std::clamp<std::int64_t>(budget / block_bytes, 0, slice / c.block);
 }
 
-std::int64_t stat_cols(Backend backend, DType dtype, std::int64_t block) {
-  if (backend == Backend::cpu) return block;
-  return std::min<std::int64_t>(block, 16 / static_cast<std::int64_t>(dtype_size(dtype)));
+std::int64_t stat_cols(const SoftmaxConfig& c, Backend backend, DType dtype) {
+  if (c.stat_cols) return c.stat_cols;
+  if (backend == Backend::cpu) return c.block;
+  return std::min<std::int64_t>(c.block, 16 / static_cast<std::int64_t>(dtype_size(dtype)));
 }
 
-// The cap's reason, and a hypothesis (one probe, H200, 2026-12-01, probes_lane_stats_33210b5.md):
-// f32 128 x 1M walked in groups of 8 warps read 0.73 of copy once its kernel took 32 registers
-// (eight programs an SM: eight rows open, slices past L1) against 0.81 at 58 (four).
+// Why the cap, measured (H200, 2026-12-01): the hypothesis that it would bring f32 128 x 1M in
+// groups of 132 x 4096 columns back to 0.81 of copy (its kernel had fallen to 32 registers, eight
+// programs an SM) was refuted: 0.61 with the cap against 0.73 without (probes_wide_rows_d84ae4a.md,
+// probes_lane_stats_33210b5.md). It stays because the H200 table's walks were re-tuned with it in
+// place (tune_h200_wide_2026-12-01.md: groups of 64 x 8192 columns, 0.84 under do_bench).
 std::uint64_t walk_program_cap(const SoftmaxConfig& c, std::int64_t set, int sm_count) {
   const auto per_sm = static_cast<std::uint64_t>(std::max(1, 1024 / (32 * c.num_warps)));
   const auto programs = per_sm * static_cast<std::uint64_t>(std::max(1, sm_count));
@@ -199,7 +202,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
   const std::int64_t kept = in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
-  const std::int64_t stats = stat_cols(backend, p.in.dtype, c.block);
+  const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
   auto args_with = [&](Pointer ws) {
     return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
                                            c.block, c.splits, log, wide,        options.num_stages, overlap}
@@ -262,7 +265,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
     }
     case SoftmaxStrategy::online: {
       std::vector<Arg> args{p.out,  p.in,    p.in_stride, p.out_stride, p.rows,
-                            p.cols, c.block, log,         wide,         stat_cols(backend, p.in.dtype, c.block)};
+                            p.cols, c.block, log,         wide,         stat_cols(c, backend, p.in.dtype)};
       // The second pass re-reads each row; it comes from L2 only while the rows in flight fit
       // there. Hypothesis (unmeasured): cap the programs so they use about half of L2, but keep
       // at least one per SM.
@@ -286,7 +289,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       // Slices of whole steps, walked twice.
       const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
       const std::int64_t kept = kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes);
-      const std::int64_t stats = stat_cols(backend, p.in.dtype, c.block);
+      const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
       std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows, p.cols, slice,
                             c.block, c.splits, log,         wide,         kept,   stats};
       over(softmax_cluster_online_op().compile(args, compile), p.rows, args,

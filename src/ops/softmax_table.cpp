@@ -145,6 +145,8 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
   if (c.overlap && c.strategy != SoftmaxStrategy::group) fail("only groups overlap their exchanges");
   if (c.min_blocks_per_sm < 0 || c.min_blocks_per_sm > 32 || c.min_blocks_per_sm * c.num_warps > 64)
     fail("min_blocks_per_sm must be 0 to 32, and an SM holds at most 64 warps");
+  if (c.stat_cols != 0 && (!pow2(c.stat_cols) || c.stat_cols > c.block))
+    fail("stat_cols must be 0 (the default) or a power of two up to block");
   switch (c.strategy) {
     case SoftmaxStrategy::automatic: fail("no strategy named"); break;
     case SoftmaxStrategy::rows_2d:

@@ -81,7 +81,7 @@ std::vector<Case> all_kernels() {
       cases.push_back({"ops::softmax_online_op" + tag, [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
                          return ops::softmax_online_op().compile(
                              {fake(t, 0), fake(t, 1), 40000, 40000, 100, 40000, 1024, log, wide,
-                              ops::detail::stat_cols(Backend::cuda, t, 1024)},
+                              ops::detail::stat_cols(ops::SoftmaxConfig{.block = 1024}, Backend::cuda, t)},
                              o);
                        }});
       cases.push_back(
@@ -96,7 +96,7 @@ std::vector<Case> all_kernels() {
                      [=](DType t, const CompileOptions& o) -> const CompiledKernel& {
                        return ops::softmax_split_partials().compile(
                            {fake(DType::f32, 0), fake(t, 1), 1 << 20, 1 << 20, 1 << 16, 1024, wide,
-                            ops::detail::stat_cols(Backend::cuda, t, 1024)},
+                            ops::detail::stat_cols(ops::SoftmaxConfig{.block = 1024}, Backend::cuda, t)},
                            o);
                      }});
   return cases;

@@ -58,14 +58,16 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
   CHECK(ops::shipped_softmax_config_for("NVIDIA H200", 3000, 3000, DType::f32) == mid);
   CHECK(!ops::shipped_softmax_config_for("NVIDIA H200", 100, 4096, DType::f32));
   CHECK(!ops::shipped_softmax_config_for("Some Other GPU", 4096, 4096, DType::f32));
-  // Few wide f32 rows: one group of 132 programs (one per SM) per row, walking its slices.
-  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{128, 1 << 20}, {16, 4 << 20}}) {
-    auto g = ops::shipped_softmax_config_for("NVIDIA H200", rows, cols, DType::f32);
-    REQUIRE(g);
-    CHECK(g->strategy == SoftmaxStrategy::group);
-    CHECK(g->splits == 132);
-    CHECK(g->block * g->splits < cols);
-  }
+  // Few wide rows: groups of fewer programs than the H200 has SMs, walking their slices, so
+  // several rows are open at once.
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{128, 1 << 20}, {16, 4 << 20}})
+    for (DType t : {DType::f32, DType::bf16}) {
+      auto g = ops::shipped_softmax_config_for("NVIDIA H200", rows, cols, t);
+      REQUIRE(g);
+      CHECK(g->strategy == SoftmaxStrategy::group);
+      CHECK(g->splits < 132);
+      CHECK(g->block * g->splits < cols);
+    }
 
   // bf16 rows of 16384 over clusters of 2, with ptxas asked to fit five blocks an SM.
   auto bounded = ops::shipped_softmax_config_for("NVIDIA H200", 4096, 16384, DType::bf16);
@@ -75,13 +77,14 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
   CHECK(bounded->min_blocks_per_sm == 5);
   CHECK(ops::shipped_softmax_config_for("NVIDIA H200", 4096, 16384, DType::f32)->min_blocks_per_sm == 0);
 
-  // Few wide bf16 rows: walking clusters of 16 with the next block in flight.
-  auto walk = ops::shipped_softmax_config_for("NVIDIA H200", 128, 1 << 20, DType::bf16);
-  REQUIRE(walk);
-  CHECK(walk->strategy == SoftmaxStrategy::cluster);
-  CHECK(walk->splits == 16);
-  CHECK(walk->num_stages == 2);
-  CHECK(walk->block * walk->splits < (1 << 20));
+  // bf16 rows of 262144 over clusters of 16 holding them, the next row in flight, ptxas asked to
+  // fit two blocks an SM.
+  auto held = ops::shipped_softmax_config_for("NVIDIA H200", 4096, 262144, DType::bf16);
+  REQUIRE(held);
+  CHECK(held->strategy == SoftmaxStrategy::cluster);
+  CHECK(held->block * held->splits == 262144);
+  CHECK(held->num_stages == 2);
+  CHECK(held->min_blocks_per_sm == 2);
 
   ops::SoftmaxOptions cuda;
   cuda.backend = Backend::cuda;

@@ -155,6 +155,16 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
     CHECK(*bounded == SoftmaxConfig{SoftmaxStrategy::group, 256, 4, 2, 1, 3, ops::SoftmaxGrid::persistent,
                                     /*overlap=*/true, /*min_blocks_per_sm=*/3});
   }
+  // ... and in "stat_cols=N" (SoftmaxConfig::stat_cols), in any order with the others.
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=128 min_blocks=2\n";
+  }
+  ops::forget_softmax_tuning();
+  auto stats = ops::tuned_softmax_config(50, 290, DType::f32, backend());
+  REQUIRE(stats);
+  CHECK(stats->stat_cols == 128);
+  CHECK(stats->min_blocks_per_sm == 2);
   for (const char* bad : {"tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 per_row\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 sideways\n",
@@ -167,7 +177,12 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=\n",
                           // 4 warps a block: at most 16 blocks an SM.
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=17\n",
-                          "tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 min_blocks=2\n"}) {
+                          "tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 min_blocks=2\n",
+                          // stat_cols: a power of two up to the block.
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=0\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=3\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=256\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_colsx=4\n"}) {
     {
       std::ofstream f(path, std::ios::trunc);
       f << bad;

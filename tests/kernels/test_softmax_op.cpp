@@ -396,6 +396,13 @@ TEST_CASE("softmax op: empty shapes launch nothing, bad arguments are refused") 
   ops::SoftmaxOptions bad = o;
   bad.config = forced(SoftmaxStrategy::row_in_registers, 8);
   CHECK(message([&] { ops::softmax(p, p, 1, 16, 16, 16, nullptr, bad); }).find("whole row") != std::string::npos);
+  for (std::int64_t stat_cols : {3, 32}) {  // not a power of two; wider than the block
+    auto c = forced(SoftmaxStrategy::online, 16);
+    c.stat_cols = stat_cols;
+    bad.config = c;
+    CHECK(message([&] { ops::softmax(p, p, 1, 64, 64, 64, nullptr, bad); }).find("stat_cols must be") !=
+          std::string::npos);
+  }
   ops::SoftmaxOptions bad_budget = o;
   bad_budget.kept_bytes = -2;
   CHECK(message([&] { ops::softmax(p, p, 1, 16, 16, 16, nullptr, bad_budget); }).find("kept_bytes -2") !=
@@ -483,4 +490,23 @@ TEST_CASE("softmax op: a walk's running statistics per tile row, per element or 
       CHECK(cmp.nan_mismatches == 0);
       CHECK(cmp.max_rel_error <= (t == DType::f32 ? 1e-5 : 1e-2));
     }
+  // Through the op: a configuration names its width (SoftmaxConfig::stat_cols) for every walk.
+  for (auto strategy : {SoftmaxStrategy::online, SoftmaxStrategy::split_row, SoftmaxStrategy::group})
+    for (std::int64_t stat_cols : {1, 8, 64}) {
+      auto c = forced(strategy, 64, 1, 3);
+      c.stat_cols = stat_cols;
+      check({.rows = 6, .cols = 1001, .in_type = DType::bf16, .out_type = DType::f32, .config = c});
+    }
+  // ... and a different width is a different kernel.
+  auto kernel_for = [](std::int64_t stat_cols) {
+    ops::SoftmaxOptions o;
+    o.backend = backend();
+    o.config = forced(SoftmaxStrategy::online, 64);
+    o.config->stat_cols = stat_cols;
+    return ops::compile_softmax(Pointer{0x10000, DType::f32, memory()}, Pointer{0x20000, DType::f32, memory()}, 4, 1000,
+                                1000, 1000, false, o)
+        .at(0);
+  };
+  CHECK(kernel_for(8) != kernel_for(64));
+  CHECK(kernel_for(8) == kernel_for(8));
 }

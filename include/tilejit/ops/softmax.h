@@ -76,6 +76,11 @@ struct SoftmaxConfig {
   /// CUDA: blocks each SM should hold at once; ptxas caps registers to fit them, spilling if it
   /// must (CompileOptions::min_blocks_per_sm). 0: no bound.
   int min_blocks_per_sm = 0;
+  /// Walks (online, split_row's partials, walking clusters and groups): the columns of a block
+  /// each running max and sum covers, a power of two up to block. Fewer columns mean no block
+  /// reduction a step but more statistics to rescale; the whole block means one block max a step
+  /// and a sum per element. 0: the backend's default (detail::stat_cols).
+  std::int64_t stat_cols = 0;
   bool operator==(const SoftmaxConfig&) const = default;
 };
 
