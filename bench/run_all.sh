@@ -4,6 +4,9 @@
 #   latency    latency.md: bench-latency (compile and launch latency), Triton's measured the same way
 #   sweep      seed_sweep.md: the persistent seed kernel over num_warps x num_stages
 #   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
+#   tuned      the autotuner (TUNE_ARGS), then softmax_bench.py (BENCH_ARGS) with its file in effect
+#              (the op reads a tuning file before the shipped table): its picks under do_bench before
+#              any enters a device table. tuned/tune.md, tuned/autotune-*.txt, tuned/softmax.md
 #   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx, the PTX generator
 #                            (ptx/latency.md, seed_sweep_ptx.md); the default is tiered
 #   latency-cuda    bench-latency with TILEJIT_CODEGEN=cuda, CUDA C + NVRTC (cuda/latency.md)
@@ -68,6 +71,14 @@ for bench in ${BENCHES:-softmax latency}; do
       scratch=$(mktemp -d)
       TILEJIT_CACHE_DIR=$scratch "$BUILD/bench/bench-tune-softmax" --out "$OUT/tune.md" ${TUNE_ARGS:-}
       cp "$scratch"/autotune-*.txt "$OUT/tune/"
+      rm -rf "$scratch" ;;
+    tuned)
+      rm -rf "$OUT/tuned" && mkdir -p "$OUT/tuned"
+      scratch=$(mktemp -d)
+      TILEJIT_CACHE_DIR=$scratch "$BUILD/bench/bench-tune-softmax" --out "$OUT/tuned/tune.md" ${TUNE_ARGS:-}
+      cp "$scratch"/autotune-*.txt "$OUT/tuned/"
+      TILEJIT_CACHE_DIR=$scratch PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" \
+        --out "$OUT/tuned" ${BENCH_ARGS:-}
       rm -rf "$scratch" ;;
     *) echo "run_all.sh: unknown bench '$bench'" >&2; exit 2 ;;
   esac
