@@ -63,13 +63,6 @@ const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
   return k;
 }
 
-const SoftmaxGroupStagedKernel& softmax_group_staged_op() {
-  static const SoftmaxGroupStagedKernel k("softmax_group_staged_op", softmax_group_staged_op_kernel,
-                                          {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
-                                           "slice", "BLOCK", "BLOCKS", "GROUP", "LOG", "WIDE", "STAT_COLS"});
-  return k;
-}
-
 const SoftmaxSplitPartialsKernel& softmax_split_partials() {
   static const SoftmaxSplitPartialsKernel k(
       "softmax_split_partials", softmax_split_partials_kernel,

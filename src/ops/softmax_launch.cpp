@@ -189,43 +189,30 @@ namespace {
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
-// row, else walks slices of whole steps twice. Either may overlap each row's exchange with the
-// next row's reads (SoftmaxConfig::overlap): held slices in registers, walked ones by staging
-// both rows' slices in shared memory.
+// row, else walks slices of whole steps twice. Slices in registers may overlap each row's
+// exchange with the next row's reads (SoftmaxConfig::overlap).
 void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
                    const SoftmaxOptions& so, std::vector<const CompiledKernel*>* compile_only) {
   const int cpu_threads = so.cpu_threads;
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
   const bool in_registers = !walks_slices(c, p.cols);
-  const bool staged = !in_registers && c.overlap;
   const std::int64_t overlap = c.overlap ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-  const std::int64_t kept = in_registers || staged ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
+  const std::int64_t kept = in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
   const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
-  const auto staged_bytes = 2 * slice * static_cast<std::int64_t>(dtype_size(p.in.dtype));
-  if (staged && staged_bytes > tl::kMaxStashBytes)
-    throw Error(
-        fmt::format("softmax: '{}' stages two slices of {} columns ({} bytes) in each program's shared memory, "
-                    "more than the {} a stash may hold: use a larger group or no overlap",
-                    describe(c), slice, staged_bytes, tl::kMaxStashBytes));
   auto args_with = [&](Pointer ws) {
-    if (in_registers)
-      return std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
-                              c.block, c.splits, log, wide,        options.num_stages, overlap};
-    if (staged)
-      return std::vector<Arg>{p.out,           p.in,     ws,  p.in_stride, p.out_stride, p.rows, p.cols, slice, c.block,
-                              slice / c.block, c.splits, log, wide,        stats};
-    return std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
-                            slice, c.block, c.splits, log,         wide,         kept,   stats};
+    return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
+                                           c.block, c.splits, log, wide,        options.num_stages, overlap}
+                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
+                                           slice, c.block, c.splits, log,         wide,         kept,   stats};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.
   const std::vector<Arg> stand_in = args_with(Pointer{0x10000, DType::f32, memory});
   const CompiledKernel& k = in_registers ? softmax_group_op().compile(stand_in, options)
-                            : staged     ? softmax_group_staged_op().compile(stand_in, options)
                                          : softmax_group_online_op().compile(stand_in, options);
   if (compile_only) {
     compile_only->push_back(&k);

@@ -404,57 +404,6 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
   });
 }
 
-/// Rows whose slices fit twice in a program's shared memory: each program keeps its slice of the
-/// row it works on in a stash, and while it reduces, exchanges and writes that row, its slice of
-/// the set's next row is already being copied into the other half (tl::Stash::copy_async, no
-/// registers held). Every element is read from memory once, and the exchange waits with the next
-/// row's loads in flight. `blocks` = slice / block.
-template <class Exchange>
-void row_slices_staged(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
-                       const tl::Int& n_rows, const tl::Int& n_cols, const tl::Int& slice, std::int64_t block,
-                       std::int64_t blocks, std::int64_t log, std::int64_t wide, std::int64_t stat_cols,
-                       const Exchange& set) {
-  auto rank = tl::program_id(0) % set.size;
-  auto sets = tl::num_programs(0) / set.size;
-  auto first = tl::program_id(0) / set.size;
-  auto tile = stat_tile(block, stat_cols);
-  auto staged = tl::stash(tile.shape(), in.dtype(), 2 * blocks);
-  auto begin = rank * slice;
-  auto end = tl::minimum(begin + slice, n_cols);
-  // Rows alternate between the stash's halves, by their step of the loop.
-  auto half_of = [&](const tl::Tensor& row) { return ((row - first) / sets) % 2 * blocks; };
-  // Starts copying `row`'s slice into its half; a row past the last copies nothing (its address
-  // stays on the last row).
-  auto stage = [&](const tl::Tensor& row) {
-    auto row_in = in + row_offset(tl::minimum(row, n_rows - 1), in_stride, wide);
-    auto limit = tl::where(row < n_rows, end, 0);
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      auto cols = begin + b * block + tile;
-      staged.copy_async(half_of(row) + b, row_in + cols, cols < limit);
-    }
-  };
-  stage(first);
-  tl::for_range(first, n_rows, sets, [&](tl::Int row) {
-    stage(row + sets);
-    tl::wait_copies(blocks);  // all but the next row's copies: this row's slice has landed
-    auto columns = [&](std::int64_t b) { return begin + b * block + tile; };
-    // Copies fill masked-off columns with zeros; the statistics need -inf there.
-    auto staged_block = [&](std::int64_t b) {
-      return tl::where(columns(b) < end, staged.get(half_of(row) + b).to(DType::f32), -tl::inf);
-    };
-    OnlineMaxSum stats(tile);
-    for (std::int64_t b = 0; b < blocks; ++b) stats.add(staged_block(b));
-    auto [slice_max, slice_sum] = stats.result();
-    // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
-    auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
-    auto row_out = out + row_offset(row, out_stride, wide);
-    for (std::int64_t b = 0; b < blocks; ++b)
-      tl::store(row_out + columns(b), normalize(staged_block(b), row_max, row_sum, log), columns(b) < end,
-                Eviction::first);
-  });
-  tl::wait_copies(0);  // the copies started past the last row
-}
-
 }  // namespace detail
 
 /// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
@@ -502,16 +451,6 @@ inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr work
                             detail::GroupExchange{GROUP, workspace});
 }
 
-/// As softmax_group_online_op, with each program's slice (BLOCKS blocks) staged in shared memory
-/// and the set's next row copied in while a row is exchanged (detail::row_slices_staged).
-inline void softmax_group_staged_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
-                                           tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
-                                           tl::Constexpr BLOCK, tl::Constexpr BLOCKS, tl::Constexpr GROUP,
-                                           tl::Constexpr LOG, tl::Constexpr WIDE, tl::Constexpr STAT_COLS) {
-  detail::row_slices_staged(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, BLOCKS, LOG, WIDE, STAT_COLS,
-                            detail::GroupExchange{GROUP, workspace});
-}
-
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                    tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxRowKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -527,9 +466,6 @@ using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, t
 using SoftmaxGroupOnlineKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
            tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
-using SoftmaxGroupStagedKernel =
-    Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
-           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
@@ -543,7 +479,6 @@ const SoftmaxClusterKernel& softmax_cluster_op();
 const SoftmaxClusterOnlineKernel& softmax_cluster_online_op();
 const SoftmaxGroupKernel& softmax_group_op();
 const SoftmaxGroupOnlineKernel& softmax_group_online_op();
-const SoftmaxGroupStagedKernel& softmax_group_staged_op();
 const SoftmaxSplitPartialsKernel& softmax_split_partials();
 const SoftmaxSplitNormalizeKernel& softmax_split_normalize();
 
