@@ -8,11 +8,12 @@ each run, median of the runs); bytes = input read once + output written once. Ev
 is checked against a float64 reference before it is timed.
 
 Usage: python3 bench/softmax_bench.py --lib build/libtilejit_c.so --out DIR [--quick]
-         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W,persistent:W:S,...] [--repeat R]
+         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B],persistent:W:S[:B],...] [--repeat R]
 Writes DIR/softmax.md (table) and DIR/softmax.png (plot).
 --seed-configs times the seed's kernels at other launch configurations too, the same way, through
-tilejit_compile / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
-choices are checked under this harness.
+tilejit_compile_with / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
+choices are checked under this harness. An optional last number B asks ptxas for B blocks an SM
+(min_blocks_per_sm; the seed wrapper's bf16 rows of 16384 are "simple:8:3").
 --repeat R times every implementation R times per shape, round-robin (copy, then each in turn, R
 rounds), and reports the median time and the range of the per-round fractions of C (each round's
 implementation against that round's copy): on shapes of a few tens of microseconds one do_bench
@@ -52,11 +53,16 @@ class Arg(ctypes.Structure):
                 ("value", ctypes.c_int64), ("fvalue", ctypes.c_double)]
 
 
+class CompileOptions(ctypes.Structure):
+    """tilejit_compile_options."""
+    _fields_ = [("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int), ("min_blocks_per_sm", ctypes.c_int)]
+
+
 class Tilejit:
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
-        self.lib.tilejit_compile.argtypes = [ctypes.c_char_p, ctypes.POINTER(Arg), ctypes.c_int, ctypes.c_int,
-                                             ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]
+        self.lib.tilejit_compile_with.argtypes = [ctypes.c_char_p, ctypes.POINTER(Arg), ctypes.c_int,
+                                                  ctypes.POINTER(CompileOptions), ctypes.POINTER(ctypes.c_void_p)]
         self.lib.tilejit_launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint64] * 3 + [
             ctypes.POINTER(Arg), ctypes.c_int, ctypes.c_void_p]
         self.lib.tilejit_persistent_grid.argtypes = [ctypes.c_void_p, ctypes.c_uint64,
@@ -86,11 +92,13 @@ class Tilejit:
 
     def seed_launch(self, spec, x, y):
         """A launcher of the seed's kernels at one configuration: "simple:W" (one program of W warps
-        per row) or "persistent:W:S" (a persistent grid of W-warp programs, S stages)."""
+        per row) or "persistent:W:S" (a persistent grid of W-warp programs, S stages), either with an
+        optional ":B" (ptxas asked for B blocks an SM)."""
         kind, *numbers = spec.split(":")
-        if (kind, len(numbers)) not in (("simple", 1), ("persistent", 2)):
-            raise ValueError(f"bad seed configuration '{spec}' (simple:W or persistent:W:S)")
+        if (kind, len(numbers)) not in (("simple", 1), ("simple", 2), ("persistent", 2), ("persistent", 3)):
+            raise ValueError(f"bad seed configuration '{spec}' (simple:W[:B] or persistent:W:S[:B])")
         warps, stages = int(numbers[0]), int(numbers[1]) if kind == "persistent" else 1
+        min_blocks = int(numbers[-1]) if len(numbers) == (3 if kind == "persistent" else 2) else 0
         rows, cols = x.shape
         block = 1 << (cols - 1).bit_length()
         dtype = DTYPES[x.dtype]
@@ -99,8 +107,9 @@ class Tilejit:
         args += [Arg(1, 0, 0, v) for v in ((rows, cols, block, stages) if kind == "persistent" else (cols, block))]
         arg_array = (Arg * len(args))(*args)
         handle = ctypes.c_void_p()
-        self._check(self.lib.tilejit_compile(f"softmax_{kind}".encode(), arg_array, len(args), warps, 1,
-                                             ctypes.byref(handle)))
+        options = CompileOptions(warps, 1, min_blocks)
+        self._check(self.lib.tilejit_compile_with(f"softmax_{kind}".encode(), arg_array, len(args),
+                                                  ctypes.byref(options), ctypes.byref(handle)))
         grid = ctypes.c_uint64(rows)
         if kind == "persistent":
             self._check(self.lib.tilejit_persistent_grid(handle, rows, ctypes.byref(grid)))

@@ -44,6 +44,15 @@ void tilejit_wait_for_background_compiles(void);
 /* Compiles a kernel of tilejit's library (names: tilejit_kernel_names) for these arguments. */
 int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,
                     tilejit_compiled** out);
+/* How tilejit_compile_with compiles (tilejit::CompileOptions). */
+typedef struct tilejit_compile_options {
+  int num_warps;         /* 1 to 32, a power of two */
+  int num_stages;        /* loads in flight in pipelined loops, 1 to 8 */
+  int min_blocks_per_sm; /* CUDA: blocks each SM should hold, ptxas capping registers to fit; 0: no bound */
+} tilejit_compile_options;
+/* tilejit_compile with every option; part of the kernel's cache key. */
+int tilejit_compile_with(const char* kernel, const tilejit_arg* args, int n_args,
+                         const tilejit_compile_options* options, tilejit_compiled** out);
 /* Newline-separated names of the kernels tilejit_compile knows. */
 const char* tilejit_kernel_names(void);
 /* Launches a compiled kernel on a grid with the same kind of arguments it was compiled for. */

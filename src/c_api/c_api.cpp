@@ -92,11 +92,18 @@ const char* tilejit_kernel_names(void) { return "softmax_simple\nsoftmax_persist
 
 int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,
                     tilejit_compiled** out) {
+  const tilejit_compile_options options{num_warps, num_stages, 0};
+  return tilejit_compile_with(kernel, args, n_args, &options, out);
+}
+
+int tilejit_compile_with(const char* kernel, const tilejit_arg* args, int n_args, const tilejit_compile_options* with,
+                         tilejit_compiled** out) {
   return guarded([&] {
-    if (!kernel || !out) throw tilejit::Error("tilejit_compile: null kernel name or output");
+    if (!kernel || !out || !with) throw tilejit::Error("tilejit_compile: null kernel name, options or output");
     tilejit::CompileOptions options;
-    options.num_warps = num_warps;
-    options.num_stages = num_stages;
+    options.num_warps = with->num_warps;
+    options.num_stages = with->num_stages;
+    options.min_blocks_per_sm = with->min_blocks_per_sm;
     const tilejit::KernelBase& library = library_kernel(kernel);
     const std::vector<tilejit::Arg> list = to_args(args, n_args);
     const tilejit::CompiledKernel& k = library.compile(list, options);
