@@ -23,6 +23,16 @@ cd "$(dirname "$0")/.."
 BUILD=${TILEJIT_BUILD_DIR:-build-gpu}
 OUT=${OUT:-out}
 mkdir -p "$OUT"
+# The autotuner over TUNE_ARGS into a scratch cache directory (printed), its report to $2 and its
+# tuned file to the directory $1; the caller removes the scratch directory.
+tune_into() {
+  local scratch
+  scratch=$(mktemp -d)
+  rm -rf "$1" && mkdir -p "$1"
+  TILEJIT_CACHE_DIR=$scratch "$BUILD/bench/bench-tune-softmax" --out "$2" ${TUNE_ARGS:-} >&2
+  cp "$scratch"/autotune-*.txt "$1/"
+  echo "$scratch"
+}
 for bench in ${BENCHES:-softmax latency}; do
   echo "---- bench: $bench"
   case $bench in
@@ -67,16 +77,10 @@ for bench in ${BENCHES:-softmax latency}; do
       TILEJIT_CODEGEN=cuda "$BUILD/bench/bench-latency" --out "$OUT/cuda" ;;
     tune)
       # Kernels and the tuned file go to a scratch cache; only the tuned file is kept.
-      rm -rf "$OUT/tune" && mkdir -p "$OUT/tune"
-      scratch=$(mktemp -d)
-      TILEJIT_CACHE_DIR=$scratch "$BUILD/bench/bench-tune-softmax" --out "$OUT/tune.md" ${TUNE_ARGS:-}
-      cp "$scratch"/autotune-*.txt "$OUT/tune/"
+      scratch=$(tune_into "$OUT/tune" "$OUT/tune.md")
       rm -rf "$scratch" ;;
     tuned)
-      rm -rf "$OUT/tuned" && mkdir -p "$OUT/tuned"
-      scratch=$(mktemp -d)
-      TILEJIT_CACHE_DIR=$scratch "$BUILD/bench/bench-tune-softmax" --out "$OUT/tuned/tune.md" ${TUNE_ARGS:-}
-      cp "$scratch"/autotune-*.txt "$OUT/tuned/"
+      scratch=$(tune_into "$OUT/tuned" "$OUT/tuned/tune.md")
       TILEJIT_CACHE_DIR=$scratch PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" \
         --out "$OUT/tuned" ${BENCH_ARGS:-}
       rm -rf "$scratch" ;;

@@ -97,8 +97,9 @@ class Tilejit:
         kind, *numbers = spec.split(":")
         if (kind, len(numbers)) not in (("simple", 1), ("simple", 2), ("persistent", 2), ("persistent", 3)):
             raise ValueError(f"bad seed configuration '{spec}' (simple:W[:B] or persistent:W:S[:B])")
+        fixed = 2 if kind == "persistent" else 1  # the numbers before the optional B
         warps, stages = int(numbers[0]), int(numbers[1]) if kind == "persistent" else 1
-        min_blocks = int(numbers[-1]) if len(numbers) == (3 if kind == "persistent" else 2) else 0
+        min_blocks = int(numbers[fixed]) if len(numbers) > fixed else 0
         rows, cols = x.shape
         block = 1 << (cols - 1).bit_length()
         dtype = DTYPES[x.dtype]

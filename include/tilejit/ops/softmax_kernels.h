@@ -4,8 +4,8 @@
 //  - WIDE: row offsets in 64 bits. The launcher sets it only when row * stride can pass 2^31 - 1,
 //    so ordinary shapes keep 32-bit address arithmetic.
 // Kernels that walk a row for its online max and sum also take STAT_COLS, the columns of a block
-// each running statistic covers (detail::OnlineMaxSum): the launcher passes 16 bytes of elements
-// on the GPU, the whole block on the CPU.
+// each running statistic covers (detail::OnlineMaxSum): the launcher passes SoftmaxConfig::stat_cols,
+// by default 16 bytes of elements on the GPU and the whole block on the CPU.
 // Rows are walked grid-stride (program_id, num_programs), so one kernel serves a persistent grid
 // on the GPU and one program per row (block) on the CPU. Per-element exponentials are
 // tl::exp_fast (arguments x - max <= 0); scalar ones keep tl::exp.
