@@ -147,6 +147,8 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
     fail("min_blocks_per_sm must be 0 to 32, and an SM holds at most 64 warps");
   if (c.stat_cols != 0 && (!pow2(c.stat_cols) || c.stat_cols > c.block))
     fail("stat_cols must be 0 (the default) or a power of two up to block");
+  if (c.stat_cols != 0 && (c.strategy == SoftmaxStrategy::rows_2d || c.strategy == SoftmaxStrategy::row_in_registers))
+    fail("stat_cols applies to walks (online, split_row, and clusters and groups walking their slices)");
   switch (c.strategy) {
     case SoftmaxStrategy::automatic: fail("no strategy named"); break;
     case SoftmaxStrategy::rows_2d:

@@ -403,6 +403,10 @@ TEST_CASE("softmax op: empty shapes launch nothing, bad arguments are refused") 
     CHECK(message([&] { ops::softmax(p, p, 1, 64, 64, 64, nullptr, bad); }).find("stat_cols must be") !=
           std::string::npos);
   }
+  bad.config = forced(SoftmaxStrategy::row_in_registers, 16);  // no walk: nothing to cover
+  bad.config->stat_cols = 4;
+  CHECK(message([&] { ops::softmax(p, p, 1, 16, 16, 16, nullptr, bad); }).find("stat_cols applies to walks") !=
+        std::string::npos);
   ops::SoftmaxOptions bad_budget = o;
   bad_budget.kept_bytes = -2;
   CHECK(message([&] { ops::softmax(p, p, 1, 16, 16, 16, nullptr, bad_budget); }).find("kept_bytes -2") !=

@@ -79,7 +79,8 @@ struct SoftmaxConfig {
   /// Walks (online, split_row's partials, walking clusters and groups): the columns of a block
   /// each running max and sum covers, a power of two up to block. Fewer columns mean no block
   /// reduction a step but more statistics to rescale; the whole block means one block max a step
-  /// and a sum per element. 0: the backend's default (detail::stat_cols).
+  /// and a sum per element. 0: the backend's default (detail::stat_cols). Refused for rows_2d and
+  /// row_in_registers; clusters and groups holding their slices ignore it.
   std::int64_t stat_cols = 0;
   bool operator==(const SoftmaxConfig&) const = default;
 };
