@@ -248,6 +248,10 @@ class CompiledKernel {
 /// Groups of G programs (tl::group_*) count the same way: G × min(resident / G, work_items).
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items);
 
+/// How many programs of a CUDA kernel the device holds at once (the count persistent_grid
+/// caps at; for clusters, whole clusters). Needs a GPU.
+std::uint64_t resident_programs(const CompiledKernel& kernel);
+
 /// Bytes of one group's part of a tl::group_* workspace: four barriers (one 32-bit word
 /// each, on lines of their own) and four sets of `group_size` 8-byte slots, rounded up
 /// to 128 bytes (exchange n uses barrier and set n mod 4).

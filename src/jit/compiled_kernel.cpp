@@ -213,6 +213,11 @@ std::uint64_t CompiledKernel::Impl::resident_programs() const {
   return resident;
 }
 
+std::uint64_t resident_programs(const CompiledKernel& kernel) {
+  if (kernel.metadata().backend != Backend::cuda) throw Error("resident_programs: not a CUDA kernel");
+  return kernel.impl().resident_programs();
+}
+
 std::uint64_t persistent_grid(const CompiledKernel& kernel, std::uint64_t work_items) {
   const auto& md = kernel.metadata();
   const auto c = static_cast<std::uint64_t>(programs_per_exchange(md));  // work items count clusters (groups)

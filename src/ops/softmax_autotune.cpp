@@ -444,7 +444,9 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
       }
     } catch (const CompileError&) {
       continue;
-    } catch (const UserError& e) {  // e.g. a group larger than the programs the device holds at once
+    } catch (const CudaError&) {
+      throw;                    // the device failed: the candidates after this one would not be timed fairly
+    } catch (const Error& e) {  // e.g. a group larger than the programs the device holds at once
       std::fprintf(stderr, "tune_softmax: skipped %s: %s\n", describe(c).c_str(), e.what());
       continue;
     }

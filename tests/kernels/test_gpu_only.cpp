@@ -14,6 +14,7 @@
 #include "kernels/softmax_seed.h"
 #include "kernels/vector_add.h"
 #include "stash_round_trip_kernel.h"
+#include "tilejit/ops/softmax.h"
 
 using namespace tilejit;
 using namespace tilejit::testing;
@@ -56,6 +57,31 @@ TEST_CASE("occupancy counts blocks whose stashes take more than 48 KiB of shared
     CHECK(k.resources().max_active_blocks_per_sm == by_smem);
     CHECK(persistent_grid(k, 1u << 20) == static_cast<std::uint64_t>(by_smem * dev.sm_count));
   }
+}
+
+TEST_CASE("softmax op: a group larger than the device holds at once is refused, naming the configuration") {
+  // 4096 programs of 16 warps: at most four fit an SM, so no GPU of fewer than 1024 SMs holds them.
+  Buffer a = buffer(DType::f32, 4096);
+  Pointer p{a.address(), DType::f32, memory()};
+  ops::SoftmaxOptions o;
+  o.backend = backend();
+  o.config = ops::SoftmaxConfig{ops::SoftmaxStrategy::group, 2048, 16, 1, 1, 4096};
+  std::string message = "(no error)";
+  try {
+    ops::softmax(p, p, 1, 4096, 4096, 4096, nullptr, o);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  CAPTURE(message);
+  CHECK(message.find("softmax: group BLOCK=2048 warps=16 group=4096 needs its 4096 programs resident at once") !=
+        std::string::npos);
+  CHECK(message.find(device_properties().name) != std::string::npos);
+  CHECK(message.find("use a smaller group") != std::string::npos);
+  // The kernel behind it was built: its resident count is the device's, and below the group.
+  const auto kernels = ops::compile_softmax(p, p, 1, 4096, 4096, 4096, false, o);
+  REQUIRE(kernels.size() == 1);
+  CHECK(resident_programs(*kernels[0]) < 4096u);
+  CHECK(resident_programs(*kernels[0]) >= static_cast<std::uint64_t>(device_properties().sm_count));
 }
 
 TEST_CASE("TILEJIT_CODEGEN picks the generator the kernels are built with") {
