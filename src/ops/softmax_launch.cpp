@@ -218,11 +218,13 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
     compile_only->push_back(&k);
     return;
   }
-  if (backend == Backend::cuda && resident_programs(k) < static_cast<std::uint64_t>(c.splits))
+  // Checked here, where the configuration is known: the launch's own check could only name the kernel.
+  const std::uint64_t resident = backend == Backend::cuda ? resident_programs(k) : 0;
+  if (backend == Backend::cuda && resident < static_cast<std::uint64_t>(c.splits))
     throw Error(fmt::format(
         "softmax: {} needs its {} programs resident at once, but the {} holds {} of this kernel ({} threads, "
         "{} registers a thread); use a smaller group, fewer warps or min_blocks",
-        describe(c), c.splits, device_properties().name, resident_programs(k), 32 * k.metadata().num_warps,
+        describe(c), c.splits, device_properties().name, resident, 32 * k.metadata().num_warps,
         k.metadata().registers));
   std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
   if (!in_registers && backend == Backend::cuda)
