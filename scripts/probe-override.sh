@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # On the GPU machine: measures a hand edit of generated CUDA C against the kernel as generated.
-# Each line of PROBES_FILE is `<sed expression> | <tilejit-softmax arguments>`. For each line the
-# kernel is built as generated (NVRTC, TILEJIT_CODEGEN=cuda) with its CUDA C dumped, the sed
-# expression is applied to every dumped kernel, and the edited text is built through
+# Each line of PROBES_FILE is `<edit> | <tilejit-softmax arguments>`, the edit a sed expression or
+# `@<script>`, a program (path from the repository root) that takes a dumped kernel's file and
+# prints the edited text. For each line the kernel is built as generated (NVRTC,
+# TILEJIT_CODEGEN=cuda) with its CUDA C dumped, the edit is applied to every dumped kernel, and
+# the edited text is built through
 # TILEJIT_OVERRIDE_DIR. The two then run in turn, ROUNDS times each (generated first), every run
 # checked against float64 by tilejit-softmax itself. Each run's PTX line (registers, spills) and
 # bandwidth line go to $OUT/override.md.
@@ -45,7 +47,11 @@ while IFS= read -r line; do
   run_form generated "$work/cache_gen_$i" "$args" "" TILEJIT_DUMP=cuda TILEJIT_DUMP_DIR="$dump"
   for f in "$dump"/*.cuda; do
     [[ -f $f ]] || continue
-    sed -E "$edit" "$f" >"$ovr/$(basename "$f")"
+    if [[ $edit == @* ]]; then
+      "./${edit#@}" "$f" >"$ovr/$(basename "$f")" || echo "probe $i: the edit failed on $(basename "$f")" | tee -a "$report"
+    else
+      sed -E "$edit" "$f" >"$ovr/$(basename "$f")"
+    fi
     cmp -s "$f" "$ovr/$(basename "$f")" && echo "probe $i: the edit changed nothing in $(basename "$f")" | tee -a "$report"
   done
   run_form edited "$work/cache_ovr_$i" "$args" "$edit" TILEJIT_OVERRIDE_DIR="$ovr"

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""A hand edit of a walked group kernel (softmax_group_online_op, one stage) for
+scripts/probe-override.sh: the blocks each program re-reads (its slice past the kept blocks) go
+into one pool per row, and the group's programs take them from a counter in the workspace as
+they go, in the first pass and again in the second, so a fast program takes more blocks than a
+slow one instead of waiting for it at the exchange. The kept blocks stay with their program.
+
+Tickets: a program takes the next ticket (atomicAdd on the pass's counter) while it walks the
+block it holds, so the round trip hides behind the block. Each program takes exactly one ticket
+past the pool per round, so round k's tickets are [k (P + G), (k + 1)(P + G)) for a pool of P and
+a group of G, and the exchange between two rounds keeps them apart. The last program to leave
+the kernel puts the counters back to zero for the next launch.
+
+    python3 bench/edits/dynamic_blocks.py kernel.cuda > edited.cuda
+"""
+import re
+import sys
+
+
+def fail(why):
+    sys.exit(f"dynamic_blocks: {why}")
+
+
+def main():
+    src = open(sys.argv[1]).read()
+    if "softmax_group_online_op" not in src:
+        print(src, end="")
+        return
+    m = re.search(r"const unsigned tj_group_rank = blockIdx\.x % (\d+)u;\n", src)
+    if not m:
+        fail("no group rank")
+    group = int(m.group(1))
+    ws = re.search(r"\(unsigned char\*\)\((v\d+)\) \+ \(unsigned long long\)\(blockIdx\.x / \d+u\) \* (\d+)ull", src)
+    if not ws:
+        fail("no workspace")
+    workspace, stride = ws.group(1), ws.group(2)
+    sl = re.search(r"int const (v\d+) = \((v\d+) \+ (v\d+)\);\n    int const (v\d+) = tj_min\(\1, (v\d+)\);", src)
+    if not sl:
+        fail("no slice end")
+    begin, slice_, end, ncols = sl.group(2), sl.group(3), sl.group(4), sl.group(5)
+    kp = re.search(r"int const (v\d+) = (\d+);\n    int const (v\d+) = \(" + begin + r" \+ \1\);\n    int const (v\d+) = tj_min\(\3, " + end + r"\);", src)
+    if not kp:
+        fail("no kept end")
+    kept_cols, kend = kp.group(2), kp.group(4)
+    # Declarations after the group prologue.
+    decl = (m.group(0)
+            + "  __shared__ int tj_tk[2][2];  // tickets of the two walks, double-buffered\n"
+            + f"  unsigned* const tj_ctr = (unsigned*)((unsigned char*)({workspace}) + (unsigned long long)(blockIdx.x / {group}u) * {stride}ull + 64);\n"
+            + "  unsigned tj_base[2] = {0u, 0u};\n")
+    src = src.replace(m.group(0), decl, 1)
+    # The row loop: on leaving it, the last program out resets the counters.
+    row = re.search(r"^  for \(int (v\d+) = (v\d+); (v\d+) < (v\d+); (v\d+) \+= (v\d+)\) \{$", src, re.M)
+    if not row:
+        fail("no row loop")
+    v, a, c1, c2, s1, s2 = row.groups()
+    src = src.replace(row.group(0),
+                      f"  for (int {v} = {a}; ; {s1} += {s2}) {{\n"
+                      f"    if (!({c1} < {c2})) {{\n"
+                      f"      if (threadIdx.x == 0) if (atomicAdd(tj_ctr + 64, 1u) == {group - 1}u) {{ tj_ctr[0] = 0u; tj_ctr[32] = 0u; tj_ctr[64] = 0u; }}\n"
+                      f"      break;\n    }}", 1)
+    # The two walks over [kend, end): first pass, then second.
+    pat = re.compile(r"^    for \(int (v\d+) = " + kend + r"; \1 < " + end + r"; \1 \+= (v\d+)\) \{$", re.M)
+    walks = list(pat.finditer(src))
+    if len(walks) != 2:
+        fail(f"{len(walks)} walks over the re-read blocks, expected 2 (one stage only)")
+    for i, w in reversed(list(enumerate(walks))):
+        var, step = w.group(1), w.group(2)
+        close = src.index("\n    }\n", w.end())
+        body = src[w.end():close]
+        ctr = f"(tj_ctr + {32 * i})"
+        nrest = f"tj_max(({slice_} - {kept_cols} + {step} - 1) / {step}, 0)"
+        head = (f"    const int tj_nrest{i} = {nrest}, tj_pool{i} = {group} * tj_nrest{i};\n"
+                f"    if (threadIdx.x == 0) tj_tk[{i}][0] = (int)(atomicAdd({ctr}, 1u) - tj_base[{i}]);\n"
+                f"    for (int tj_i = 0; ; ++tj_i) {{\n"
+                f"      __syncthreads();\n"
+                f"      const int tj_t = tj_tk[{i}][tj_i & 1];\n"
+                f"      if (tj_t >= tj_pool{i}) break;\n"
+                f"      unsigned tj_nx = 0u;\n"
+                f"      if (threadIdx.x == 0) tj_nx = atomicAdd({ctr}, 1u);\n"
+                f"      const int tj_q = tj_t / tj_nrest{i};\n"
+                f"      const int {var} = tj_q * {slice_} + {kept_cols} + (tj_t % tj_nrest{i}) * {step};\n"
+                f"      const int {end} = tj_min(tj_q * {slice_} + {slice_}, {ncols});\n")
+        tail = (f"\n      if (threadIdx.x == 0) tj_tk[{i}][(tj_i + 1) & 1] = (int)(tj_nx - tj_base[{i}]);\n"
+                f"    }}\n    tj_base[{i}] += (unsigned)(tj_pool{i} + {group});\n")
+        src = src[:w.start()] + head + body + tail + src[close + len("\n    }\n"):]
+    print(src, end="")
+
+
+if __name__ == "__main__":
+    main()
