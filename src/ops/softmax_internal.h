@@ -67,12 +67,6 @@ inline bool walks_slices(const SoftmaxConfig& c, std::int64_t cols) {
   return (c.strategy == SoftmaxStrategy::cluster || c.strategy == SoftmaxStrategy::group) && c.block * c.splits < cols;
 }
 
-/// Columns per program of a row walked by `parts` programs (walking clusters and groups): the row
-/// split evenly, rounded up to 16 elements, so every slice starts 16-byte aligned and keeps the
-/// kernel's divisibility fact; a slice's last step may be partial, and only the last slices of a
-/// row can come out short or empty.
-std::int64_t walk_slice_columns(std::int64_t cols, std::int64_t parts);
-
 /// The most programs a persistent grid of walked slices (walking clusters and groups) launches:
 /// 1024 threads an SM, the occupancy kept_blocks sizes their stash and their L1 re-read for, so
 /// a kernel whose registers would let more programs in does not open more rows than L2 and L1

@@ -100,7 +100,7 @@ CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
 }
 
 // Columns per part of a row split `parts` ways, rounded up to whole loop steps of `block`: the
-// chunks of split_row.
+// chunks of split_row and the slices that walking clusters and groups give each program.
 std::int64_t part_columns(std::int64_t cols, std::int64_t parts, std::int64_t block) {
   return cdiv(cdiv(cols, parts), block) * block;
 }
@@ -140,11 +140,6 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
 }
 
 }  // namespace
-
-// Slices of whole loop steps left programs idle where the steps did not divide the row evenly:
-// 1 x 16M f32 over a group of 264 programs of 4096-column steps gave 256 of them 65536 columns and
-// 8 none (H200, 2026-12-01, bench/results/group_stamps_2026-12-01.md).
-std::int64_t walk_slice_columns(std::int64_t cols, std::int64_t parts) { return cdiv(cdiv(cols, parts), 16) * 16; }
 
 // A walk at 1024 threads an SM keeps its loads in flight (the occupancy the H200 table's walks
 // run at: four programs of 256 threads, two of 512), so each program takes that share of the SM's
@@ -194,7 +189,7 @@ namespace {
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
-// row, else walks its slice twice. Slices in registers may overlap each row's
+// row, else walks slices of whole steps twice. Slices in registers may overlap each row's
 // exchange with the next row's reads (SoftmaxConfig::overlap).
 void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
                    const SoftmaxOptions& so, std::vector<const CompiledKernel*>* compile_only) {
@@ -205,7 +200,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const std::int64_t overlap = c.overlap ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
-  const std::int64_t slice = walk_slice_columns(p.cols, c.splits);
+  const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
   const std::int64_t kept = in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
   const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
   auto args_with = [&](Pointer ws) {
@@ -299,8 +294,8 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
         over(softmax_cluster_op().compile(args, compile), p.rows, args);
         return;
       }
-      // Slices walked twice.
-      const std::int64_t slice = walk_slice_columns(p.cols, c.splits);
+      // Slices of whole steps, walked twice.
+      const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
       const std::int64_t kept = kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes);
       const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
       std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows, p.cols, slice,

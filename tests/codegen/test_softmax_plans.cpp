@@ -372,21 +372,6 @@ TEST_CASE("persistent grids of walked slices stop at 1024 threads an SM, in whol
   CHECK(cap(8, 1024, 132) == 1024);
 }
 
-TEST_CASE("walked slices split the row evenly, not in whole steps") {
-  using ops::detail::walk_slice_columns;
-  // 1 x 16M over the H200 table's group of 264: every program gets columns (whole 4096-column
-  // steps gave 256 programs 65536 and 8 none), the last one fewer.
-  const std::int64_t n = std::int64_t{1} << 24;
-  CHECK(walk_slice_columns(n, 264) == 63552);
-  CHECK(263 * walk_slice_columns(n, 264) < n);
-  CHECK(264 * walk_slice_columns(n, 264) >= n);
-  // Multiples of 16 elements (16-byte aligned starts for every element type), exact where 16
-  // divides the share.
-  CHECK(walk_slice_columns(4 << 20, 64) == 65536);
-  CHECK(walk_slice_columns(2561, 3) == 864);
-  CHECK(walk_slice_columns(65, 40) == 16);
-}
-
 TEST_CASE("a walked first pass reduces inside each thread: no barrier a step, no layout conversion") {
   // 16 x 4M f32 walked by groups of 132 programs (8 warps, the next block in flight). The pass's
   // statistics live in the layout of its per-thread reductions: the only barriers left are its
