@@ -124,10 +124,38 @@ def describe(args, group, stamps):
     return "\n".join(out)
 
 
+def timeline(stamps, bins=40):
+    """Programs in the first pass / waiting at the exchange / in the second pass, averaged over each
+    of `bins` equal slices of the launch: where the launch leaves programs idle."""
+    end = max(rows[max(rows)][1][0] for rows in stamps.values())
+    width = end / bins
+    counts = [[0.0, 0.0, 0.0] for _ in range(bins)]
+
+    def add(phase, a, b):
+        for i in range(bins):
+            overlap = min(b, (i + 1) * width) - max(a, i * width)
+            if overlap > 0:
+                counts[i][phase] += overlap / width
+
+    for rows in stamps.values():
+        for r, (_, e) in rows.items():
+            if r + 1 in rows:
+                add(0, e[0], e[3])
+                add(1, e[3], e[4])
+                add(2, e[4], rows[r + 1][1][0])
+    out = [f"programs in pass 1 / waiting / in pass 2, per {width / 1000:.2f} us of the launch:", "```"]
+    for i in range(0, bins, 10):
+        out.append("  ".join(f"{a:3.0f}/{b:3.0f}/{c:3.0f}" for a, b, c in counts[i:i + 10]))
+    out.append("```")
+    return "\n".join(out)
+
+
 def main():
     lines = open(sys.argv[1]).read().splitlines()
     for args, group, stamps in sections(lines):
         print(describe(args, group or len(stamps), stamps))
+        print(timeline(stamps))
+        print()
 
 
 if __name__ == "__main__":
