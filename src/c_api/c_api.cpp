@@ -90,16 +90,14 @@ void tilejit_wait_for_background_compiles(void) { tilejit::wait_for_background_c
 
 const char* tilejit_kernel_names(void) { return "softmax_simple\nsoftmax_persistent"; }
 
-int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,
-                    tilejit_compiled** out) {
-  const tilejit_compile_options options{num_warps, num_stages, 0};
-  return tilejit_compile_with(kernel, args, n_args, &options, out);
-}
+namespace {
 
-int tilejit_compile_with(const char* kernel, const tilejit_arg* args, int n_args, const tilejit_compile_options* with,
-                         tilejit_compiled** out) {
+// tilejit_compile and tilejit_compile_with, their errors under the name the caller used.
+int compile_named(const char* api, const char* kernel, const tilejit_arg* args, int n_args,
+                  const tilejit_compile_options* with, tilejit_compiled** out) {
   return guarded([&] {
-    if (!kernel || !out || !with) throw tilejit::Error("tilejit_compile: null kernel name, options or output");
+    if (!kernel || !out) throw tilejit::Error(fmt::format("{}: null kernel name or output", api));
+    if (!with) throw tilejit::Error(fmt::format("{}: null options", api));
     tilejit::CompileOptions options;
     options.num_warps = with->num_warps;
     options.num_stages = with->num_stages;
@@ -112,6 +110,19 @@ int tilejit_compile_with(const char* kernel, const tilejit_arg* args, int n_args
     handles.push_back(std::make_unique<tilejit_compiled>(tilejit_compiled{&k}));
     *out = handles.back().get();
   });
+}
+
+}  // namespace
+
+int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,
+                    tilejit_compiled** out) {
+  const tilejit_compile_options options{num_warps, num_stages, 0};
+  return compile_named("tilejit_compile", kernel, args, n_args, &options, out);
+}
+
+int tilejit_compile_with(const char* kernel, const tilejit_arg* args, int n_args, const tilejit_compile_options* with,
+                         tilejit_compiled** out) {
+  return compile_named("tilejit_compile_with", kernel, args, n_args, with, out);
 }
 
 int tilejit_launch(const tilejit_compiled* kernel, uint64_t grid_x, uint64_t grid_y, uint64_t grid_z,

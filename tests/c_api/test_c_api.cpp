@@ -77,7 +77,9 @@ TEST_CASE("C API: compiling the seed's persistent kernel gives a handle with its
   CHECK(tilejit_compile_with("softmax_persistent", args, 8, &too_many, &b) != 0);
   CHECK(last_error().find("min_blocks_per_sm must be between 0 and 16") != std::string::npos);
   CHECK(tilejit_compile_with("softmax_persistent", args, 8, nullptr, &b) != 0);
-  CHECK(last_error().find("null") != std::string::npos);
+  CHECK(last_error().find("tilejit_compile_with: null options") != std::string::npos);
+  CHECK(tilejit_compile_with(nullptr, args, 8, &bounded, &b) != 0);
+  CHECK(last_error().find("tilejit_compile_with: null kernel name") != std::string::npos);
 }
 
 TEST_CASE("C API: bad calls return non-zero and say what was wrong") {
@@ -87,7 +89,7 @@ TEST_CASE("C API: bad calls return non-zero and say what was wrong") {
   CHECK(last_error().find("unknown kernel 'nope'") != std::string::npos);
   CHECK(last_error().find("softmax_persistent") != std::string::npos);  // the known ones, listed
   CHECK(tilejit_compile(nullptr, &one, 1, 4, 1, &k) != 0);
-  CHECK(last_error().find("null") != std::string::npos);
+  CHECK(last_error().find("tilejit_compile: null kernel name") != std::string::npos);
   const tilejit_arg bad_dtype = pointer(0x10000, 99);
   CHECK(tilejit_compile("softmax_simple", &bad_dtype, 1, 4, 1, &k) != 0);
   CHECK(last_error().find("bad dtype code 99") != std::string::npos);
