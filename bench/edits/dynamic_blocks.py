@@ -65,6 +65,8 @@ def main():
         fail(f"{len(walks)} walks over the re-read blocks, expected 2 (one stage only)")
     for i, w in reversed(list(enumerate(walks))):
         var, step = w.group(1), w.group(2)
+        if "num_stages" in src[max(0, w.start() - 120):w.start()]:
+            fail("a pipelined walk (num_stages > 1): its loads run a block ahead of the tickets")
         close = src.index("\n    }\n", w.end())
         body = src[w.end():close]
         ctr = f"(tj_ctr + {32 * i})"
