@@ -5,11 +5,12 @@
 // The seed kernels are always compiled for CUDA too, so their PTX is written even without a GPU.
 //   tilejit-softmax --rows 4096 --cols 4096 [--kernel op|seed|simple|persistent] [--dtype f32|f16|bf16]
 //                   [--log] [--strategy NAME --block N --warps N --stages N --rows-per-program N --splits N
-//                   --grid persistent|per_row [--overlap] [--min-blocks N] [--stat-cols N]]
+//                   --grid persistent|per_row [--overlap] [--interleave] [--min-blocks N] [--stat-cols N]]
 //                   [--kept-bytes N] [--tune] [--dump ptx|cuda|ir] [--backend cuda|cpu] [--threads N] [--reps N]
 // --kept-bytes: shared memory a walking program keeps its slice's first blocks in (-1: the
 // default budget, 0: none; SoftmaxOptions::kept_bytes). --overlap: a group overlaps each row's
-// exchange with the next row's reads (SoftmaxConfig::overlap). --min-blocks: blocks each SM should
+// exchange with the next row's reads (SoftmaxConfig::overlap). --interleave: walking programs take
+// every set-size-th block of the row (SoftmaxConfig::interleave). --min-blocks: blocks each SM should
 // hold, registers capped to fit (SoftmaxConfig::min_blocks_per_sm; 0: no bound). --stat-cols:
 // the columns each running max and sum of a walk covers (SoftmaxConfig::stat_cols; 0: the default).
 #include <fmt/format.h>
@@ -129,11 +130,14 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
     if (!ops::parse_grid(args.str("grid"), c.grid))
       throw Error(fmt::format("unknown --grid '{}' (persistent or per_row)", args.str("grid")));
     c.overlap = args.flag("overlap");
+    c.interleave = args.flag("interleave");
     c.min_blocks_per_sm = static_cast<int>(args.integer("min-blocks"));
     c.stat_cols = args.integer("stat-cols");
     o.config = c;
-  } else if (args.integer("min-blocks") != 0 || args.integer("stat-cols") != 0) {
-    throw Error("--min-blocks and --stat-cols apply to a forced configuration: give --strategy too");
+  } else if (args.integer("min-blocks") != 0 || args.integer("stat-cols") != 0 || args.flag("overlap") ||
+             args.flag("interleave")) {
+    throw Error(
+        "--min-blocks, --stat-cols, --overlap and --interleave apply to a forced configuration: give --strategy too");
   }
   return o;
 }
@@ -308,7 +312,7 @@ int main(int argc, char** argv) {
                             {"kept-bytes", "-1"},
                             {"min-blocks", "0"},
                             {"stat-cols", "0"}},
-                           {"log", "tune", "overlap"});
+                           {"log", "tune", "overlap", "interleave"});
     return run(args);
   } catch (const Error& e) {
     fmt::print(stderr, "tilejit-softmax: {}\n", e.what());

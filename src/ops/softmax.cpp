@@ -45,7 +45,7 @@ const SoftmaxClusterKernel& softmax_cluster_op() {
 const SoftmaxClusterOnlineKernel& softmax_cluster_online_op() {
   static const SoftmaxClusterOnlineKernel k("softmax_cluster_online_op", softmax_cluster_online_op_kernel,
                                             {"out", "in", "in_stride", "out_stride", "n_rows", "n_cols", "slice",
-                                             "BLOCK", "CLUSTER", "LOG", "WIDE", "KEPT", "STAT_COLS"});
+                                             "BLOCK", "CLUSTER", "LOG", "WIDE", "KEPT", "STAT_COLS", "INTERLEAVE"});
   return k;
 }
 
@@ -57,9 +57,10 @@ const SoftmaxGroupKernel& softmax_group_op() {
 }
 
 const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
-  static const SoftmaxGroupOnlineKernel k("softmax_group_online_op", softmax_group_online_op_kernel,
-                                          {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
-                                           "slice", "BLOCK", "GROUP", "LOG", "WIDE", "KEPT", "STAT_COLS"});
+  static const SoftmaxGroupOnlineKernel k(
+      "softmax_group_online_op", softmax_group_online_op_kernel,
+      {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols", "slice", "BLOCK", "GROUP", "LOG",
+       "WIDE", "KEPT", "STAT_COLS", "INTERLEAVE"});
   return k;
 }
 
@@ -136,6 +137,7 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.overlap) s += " overlap";
   if (c.min_blocks_per_sm) s += fmt::format(" min_blocks={}", c.min_blocks_per_sm);
   if (c.stat_cols) s += fmt::format(" stat_cols={}", c.stat_cols);
+  if (c.interleave) s += " interleave";
   return s;
 }
 

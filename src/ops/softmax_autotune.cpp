@@ -140,10 +140,12 @@ Table parse_table(std::string_view text) {
     auto w = words(line);
     int bytes, rows_band, n_band;
     SoftmaxConfig c;
-    // v2: optional trailing words, "overlap" (SoftmaxConfig::overlap), "min_blocks=N"
-    // (SoftmaxConfig::min_blocks_per_sm) and "stat_cols=N" (SoftmaxConfig::stat_cols).
+    // v2: optional trailing words, "overlap" (SoftmaxConfig::overlap), "interleave"
+    // (SoftmaxConfig::interleave), "min_blocks=N" (SoftmaxConfig::min_blocks_per_sm) and
+    // "stat_cols=N" (SoftmaxConfig::stat_cols).
     while (words_per_line == 11 && w.size() > 11) {
       if (w.back() == "overlap") c.overlap = true;
+      else if (w.back() == "interleave") c.interleave = true;
       else if (!positive_word(w.back(), "min_blocks", c.min_blocks_per_sm) &&
                !positive_word(w.back(), "stat_cols", c.stat_cols))
         return {};
@@ -178,11 +180,11 @@ void write_table(const std::string& path, const Table& t, const std::string& dev
     std::ofstream f(tmp, std::ios::trunc);
     f << kHeader << "\n# device: " << device << "\n";
     f << "# <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> "
-         "<grid> [overlap] [min_blocks=N] [stat_cols=N]\n";
+         "<grid> [overlap] [interleave] [min_blocks=N] [stat_cols=N]\n";
     for (const auto& [k, c] : t)
-      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}{}{}{}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
+      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}{}{}{}{}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
                        strategy_name(c.strategy), c.block, c.num_warps, c.num_stages, c.rows_per_program, c.splits,
-                       grid_name(c.grid), c.overlap ? " overlap" : "",
+                       grid_name(c.grid), c.overlap ? " overlap" : "", c.interleave ? " interleave" : "",
                        c.min_blocks_per_sm ? fmt::format(" min_blocks={}", c.min_blocks_per_sm) : "",
                        c.stat_cols ? fmt::format(" stat_cols={}", c.stat_cols) : "");
     if (!f) throw Error(fmt::format("softmax autotune: cannot write {}", tmp));
@@ -345,12 +347,20 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
               if (!overlap || b <= 32 * 32 * w)  // two rows' slices held: at most 32 values a thread each
                 add({SoftmaxStrategy::group, b, w, 1, 1, cdiv(cols, b), persistent, overlap});
     // Walked: 2 stages keep the walk's next block in flight (H200, one row of 16M over 264 programs
-    // of 16 warps: 0.73 of copy against 0.65 with one; probes_e396dcc.md).
+    // of 16 warps: 0.73 of copy against 0.65 with one; probes_e396dcc.md). Groups spanning the
+    // GPU also walk interleaved blocks (f32 1 x 16M over 264 programs: 4% faster; level or slower
+    // in smaller groups; probes_interleave_2026-12-01.md).
     for (std::int64_t group : {std::int64_t{32}, std::int64_t{64}, parallel, 2 * parallel})
       for (std::int64_t b : {4096, 8192})
         for (int w : {8, 16})
           for (int s : {1, 2})
-            if (b * group < cols && warps_ok(b, w)) add({SoftmaxStrategy::group, b, w, s, 1, group, persistent});
+            if (b * group < cols && warps_ok(b, w))
+              for (bool interleave : {false, true})
+                if (!interleave || group >= parallel) {
+                  SoftmaxConfig c{SoftmaxStrategy::group, b, w, s, 1, group, persistent};
+                  c.interleave = interleave;
+                  add(c);
+                }
   }
   if (cols > 4096 && rows <= 65535)
     for (std::int64_t per_unit : {1, 2, 4, 8})

@@ -206,8 +206,9 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   auto args_with = [&](Pointer ws) {
     return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
                                            c.block, c.splits, log, wide,        options.num_stages, overlap}
-                        : std::vector<Arg>{p.out, p.in,    ws,       p.in_stride, p.out_stride, p.rows, p.cols,
-                                           slice, c.block, c.splits, log,         wide,         kept,   stats};
+                        : std::vector<Arg>{p.out,  p.in,   ws,    p.in_stride, p.out_stride,
+                                           p.rows, p.cols, slice, c.block,     c.splits,
+                                           log,    wide,   kept,  stats,       c.interleave ? 1 : 0};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.
@@ -299,7 +300,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       const std::int64_t kept = kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes);
       const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
       std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows, p.cols, slice,
-                            c.block, c.splits, log,         wide,         kept,   stats};
+                            c.block, c.splits, log,         wide,         kept,   stats,  c.interleave ? 1 : 0};
       over(softmax_cluster_online_op().compile(args, compile), p.rows, args,
            backend == Backend::cuda && !compile_only ? walk_program_cap(c, c.splits, device_properties().sm_count) : 0);
       return;

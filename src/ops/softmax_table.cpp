@@ -143,6 +143,8 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
   if (c.num_stages < 1 || c.num_stages > 8) fail("num_stages must be 1 to 8");
   if (!pow2(c.block) || c.block > (1 << 20)) fail("block must be a power of two up to 2^20");
   if (c.overlap && c.strategy != SoftmaxStrategy::group) fail("only groups overlap their exchanges");
+  if (c.interleave && c.strategy != SoftmaxStrategy::group && c.strategy != SoftmaxStrategy::cluster)
+    fail("only clusters and groups walking their slices interleave their blocks");
   if (c.min_blocks_per_sm < 0 || c.min_blocks_per_sm > 32 || c.min_blocks_per_sm * c.num_warps > 64)
     fail("min_blocks_per_sm must be 0 to 32, and an SM holds at most 64 warps");
   if (c.stat_cols != 0 && (!pow2(c.stat_cols) || c.stat_cols > c.block))

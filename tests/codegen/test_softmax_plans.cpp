@@ -44,12 +44,18 @@ TEST_CASE("compile_softmax: every band's CUDA kernels compile without spilling")
 TEST_CASE("the tuned table shipped for the H200 parses and every configuration compiles") {
   using ops::SoftmaxStrategy;
   // Entries of src/ops/tuned/NVIDIA_H200.txt, read back through the lookup softmax uses.
-  // One row of 16M: one group of 264 programs walking their slices, two stages.
+  // One row of 16M: one group of 264 programs walking their slices, two stages; f32 in
+  // interleaved blocks, bf16 in contiguous slices.
   auto wide = ops::shipped_softmax_config_for("NVIDIA H200", 1, 16 << 20, DType::f32);
   REQUIRE(wide);
   CHECK(wide->strategy == SoftmaxStrategy::group);
   CHECK(wide->splits == 264);
   CHECK(wide->num_stages == 2);
+  CHECK(wide->interleave);
+  auto wide_bf16 = ops::shipped_softmax_config_for("NVIDIA H200", 1, 16 << 20, DType::bf16);
+  REQUIRE(wide_bf16);
+  CHECK(wide_bf16->splits == 264);
+  CHECK(!wide_bf16->interleave);
   auto mid = ops::shipped_softmax_config_for("NVIDIA H200", 4096, 4096, DType::f32);
   REQUIRE(mid);
   CHECK(mid->strategy == SoftmaxStrategy::row_in_registers);

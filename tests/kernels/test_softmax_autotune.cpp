@@ -165,10 +165,22 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   REQUIRE(stats);
   CHECK(stats->stat_cols == 128);
   CHECK(stats->min_blocks_per_sm == 2);
+  // ... and in "interleave" (SoftmaxConfig::interleave; a group walking its slices: 64 x 3 < 512).
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 2 1 3 persistent interleave stat_cols=16\n";
+  }
+  ops::forget_softmax_tuning();
+  auto interleaved = ops::tuned_softmax_config(50, 290, DType::f32, backend());
+  REQUIRE(interleaved);
+  CHECK(interleaved->interleave);
+  CHECK(interleaved->stat_cols == 16);
   for (const char* bad : {"tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 per_row\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 sideways\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent overlap\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent interleave\n",
+                          "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 1 1 3 persistent interleaved\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : group 256 4 1 1 3 persistent overlapped\n",
                           "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 1 1 3 persistent overlap\n",
                           "tilejit-softmax-autotune v1\n4 6 9 : group 64 4 1 1 3 overlap\n",

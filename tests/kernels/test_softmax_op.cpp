@@ -210,6 +210,12 @@ TEST_CASE("softmax op: rows over thread-block clusters, across slice and cluster
   // Walked slices keeping none, one or two of their blocks in shared memory (all of them above).
   for (std::int64_t kept_bytes : {0, 256, 512})
     check({.rows = 6, .cols = 4097, .config = forced(SoftmaxStrategy::cluster, 64, 1, 3), .kept_bytes = kept_bytes});
+  // Interleaved walks (program r takes blocks r, r + cluster, ...), keeping none or one block.
+  SoftmaxConfig interleaved = forced(SoftmaxStrategy::cluster, 64, 1, 3);
+  interleaved.interleave = true;
+  for (std::int64_t kept_bytes : {0, 256})
+    for (std::int64_t n : {129, 1001, 4097})
+      check({.rows = 6, .cols = n, .config = interleaved, .kept_bytes = kept_bytes});
   ops::SoftmaxOptions o;
   o.config = forced(SoftmaxStrategy::cluster, 64, 1, 17);
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
@@ -287,6 +293,26 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
              .config = forced(SoftmaxStrategy::group, 64, 1, 3),
              .kept_bytes = kept_bytes / 2});
     }
+  // Interleaved walks: program r of 3 takes blocks r, r + 3, ... of the row, so programs walk
+  // different counts of blocks (65 columns: one program one partial block, the others none;
+  // 1001: 16 blocks, the last partial, 6/5/5), keeping none, one or all of them; and with 2 stages.
+  SoftmaxConfig interleaved = forced(SoftmaxStrategy::group, 64, 1, 3);
+  interleaved.interleave = true;
+  for (std::int64_t kept_bytes : {0, 256, -1})
+    for (std::int64_t n : {65, 193, 1001, 2561}) {
+      check({.rows = 6, .cols = n, .config = interleaved, .kept_bytes = kept_bytes});
+      check({.rows = 5,
+             .cols = n,
+             .in_stride = n + 3,
+             .out_stride = n + 1,
+             .in_offset = 1,
+             .in_type = DType::bf16,
+             .log = true,
+             .config = interleaved,
+             .kept_bytes = kept_bytes < 0 ? kept_bytes : kept_bytes / 2});
+    }
+  interleaved.num_stages = 2;
+  check({.rows = 13, .cols = 1001, .config = interleaved});
   ops::SoftmaxOptions o;
   o.config = forced(SoftmaxStrategy::group, 64, 1, 5000);
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
@@ -298,6 +324,11 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
   o.config->overlap = true;
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
                        doctest::Contains("only groups overlap their exchanges"), Error);
+  o.config = forced(SoftmaxStrategy::online, 64, 1, 1);
+  o.config->interleave = true;
+  CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
+                       doctest::Contains("only clusters and groups walking their slices interleave their blocks"),
+                       Error);
   o.config = forced(SoftmaxStrategy::group, 64, 1, 4);  // 256 columns of 1000: walked
   o.config->overlap = true;
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),

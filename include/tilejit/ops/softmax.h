@@ -82,6 +82,10 @@ struct SoftmaxConfig {
   /// and a sum per element. 0: the backend's default (detail::stat_cols). Refused for rows_2d and
   /// row_in_registers; clusters and groups holding their slices ignore it.
   std::int64_t stat_cols = 0;
+  /// Walking clusters and groups: program r of a set walks blocks r, r + set size, ... of the whole
+  /// row instead of a slice of contiguous blocks, so the set's reads move along the row together.
+  /// Refused for other strategies; clusters and groups holding their slices ignore it.
+  bool interleave = false;
   bool operator==(const SoftmaxConfig&) const = default;
 };
 

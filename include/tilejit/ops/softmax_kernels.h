@@ -113,11 +113,11 @@ struct OnlineMaxSum {
     lane_sum = lane_sum * (sum_per_element ? scale(tl::all, tl::newaxis) : scale) + added;
     lane_max = new_max;
   }
-  /// Adds columns [begin, end) of a row, a tile at a time. The loads ask L2 to keep the lines
+  /// Adds the tiles of a row that start at begin, begin + step, ... before end. The loads ask L2 to keep the lines
   /// (Eviction::last): the second pass reads them again.
   void add_range(const tl::Tensor& row_in, const tl::Tensor& tile, const tl::Operand& begin, const tl::Operand& end,
-                 std::int64_t block) {
-    tl::for_range(begin, end, block, [&](tl::Int start) {
+                 std::int64_t step) {
+    tl::for_range(begin, end, step, [&](tl::Int start) {
       auto cols = start + tile;
       add(tl::load(row_in + cols, cols < end, -tl::inf, Eviction::last).to(DType::f32));
     });
@@ -135,56 +135,55 @@ struct OnlineMaxSum {
 /// statistic per `stat_cols` columns of a block.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
                                                         const tl::Operand& end, std::int64_t block,
-                                                        std::int64_t stat_cols) {
+                                                        std::int64_t stat_cols, std::int64_t step = 0) {
   auto tile = stat_tile(block, stat_cols);
   OnlineMaxSum stats(tile);
-  stats.add_range(row_in, tile, begin, end, block);
+  stats.add_range(row_in, tile, begin, end, step ? step : block);
   return stats.result();
 }
 
-/// Where a walked slice [begin, end) keeps its first blocks between the two passes: block i (the
-/// columns from begin + i * BLOCK) in slot i of `stash`, as loaded, in the shape of `tile` (the
-/// walk's stat_tile); the rest is read twice.
+/// Where a walked slice keeps its first blocks between the two passes: block i (the columns from
+/// begin + i * step) in slot i of `stash`, as loaded, in the shape of `tile` (the walk's
+/// stat_tile); the rest is read twice.
 struct KeptBlocks {
   const tl::Stash& stash;
   tl::Tensor begin, end;  // the slice's first column, and the first one not kept
-  std::int64_t block;
+  std::int64_t step;
   tl::Tensor tile;
-  KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t block_size,
+  KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t walk_step,
              const tl::Tensor& block_tile)
       : stash(s),
         begin(slice_begin),
-        end(tl::minimum(slice_begin + s.slots() * block_size, slice_end)),
-        block(block_size),
+        end(tl::minimum(slice_begin + s.slots() * walk_step, slice_end)),
+        step(walk_step),
         tile(block_tile) {}
   /// The slot of the block that starts at column `start`.
-  tl::Tensor slot(const tl::Tensor& start) const { return (start - begin) / block; }
+  tl::Tensor slot(const tl::Tensor& start) const { return (start - begin) / step; }
 };
 
 /// online_max_sum over a slice whose first blocks it also puts into `kept`. Those loads are the
 /// last of their lines (Eviction::first); the others ask L2 to keep theirs.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor& row_in, const tl::Operand& begin,
-                                                                const tl::Operand& end, std::int64_t block,
-                                                                const KeptBlocks& kept) {
+                                                                const tl::Operand& end, const KeptBlocks& kept) {
   OnlineMaxSum stats(kept.tile);
-  tl::for_range(begin, kept.end, block, [&](tl::Int start) {
+  tl::for_range(begin, kept.end, kept.step, [&](tl::Int start) {
     auto cols = start + kept.tile;
     auto x = tl::load(row_in + cols, cols < end, -tl::inf, Eviction::first);
     kept.stash.put(kept.slot(start), x);
     stats.add(x.to(DType::f32));
   });
-  stats.add_range(row_in, kept.tile, kept.end, end, block);
+  stats.add_range(row_in, kept.tile, kept.end, end, kept.step);
   return stats.result();
 }
 
-/// The second pass of the two-pass strategies: columns [begin, end) of one row, BLOCK at a
-/// time, read for the last time and written normalized (Eviction::first both ways: L2 keeps
-/// the rows still to be re-read).
+/// The second pass of the two-pass strategies: the BLOCK columns of one row at begin, begin +
+/// step, ... before end (step 0: BLOCK, the columns [begin, end)), read for the last time and
+/// written normalized (Eviction::first both ways: L2 keeps the rows still to be re-read).
 inline void normalize_range(const tl::Tensor& row_out, const tl::Tensor& row_in, const tl::Operand& begin,
                             const tl::Operand& end, std::int64_t block, const tl::Tensor& row_max,
-                            const tl::Tensor& row_sum, std::int64_t log) {
+                            const tl::Tensor& row_sum, std::int64_t log, std::int64_t step = 0) {
   auto lanes = tl::arange(0, block);
-  tl::for_range(begin, end, block, [&](tl::Int start) {
+  tl::for_range(begin, end, step ? step : block, [&](tl::Int start) {
     auto cols = start + lanes;
     auto mask = cols < end;
     auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
@@ -197,8 +196,8 @@ inline void normalize_range(const tl::Tensor& row_out, const tl::Tensor& row_in,
 inline void normalize_range_keeping(const tl::Tensor& row_out, const tl::Tensor& row_in, const tl::Operand& begin,
                                     const tl::Operand& end, std::int64_t block, const KeptBlocks& kept,
                                     const tl::Tensor& row_max, const tl::Tensor& row_sum, std::int64_t log) {
-  normalize_range(row_out, row_in, kept.end, end, block, row_max, row_sum, log);
-  tl::for_range(begin, kept.end, block, [&](tl::Int start) {
+  normalize_range(row_out, row_in, kept.end, end, block, row_max, row_sum, log, kept.step);
+  tl::for_range(begin, kept.end, kept.step, [&](tl::Int start) {
     auto cols = start + kept.tile;
     auto x = kept.stash.get(kept.slot(start)).to(DType::f32);
     tl::store(row_out + cols, normalize(x, row_max, row_sum, log), cols < end, Eviction::first);
@@ -370,7 +369,9 @@ inline void row_slices_in_registers_overlapped(const tl::Ptr& out, const tl::Ptr
 
 /// Rows too wide for a set's registers: program `rank` walks its slice [rank * slice, (rank + 1)
 /// * slice) BLOCK at a time for the slice's online max and sum, the set combines them in one
-/// exchange, and a second pass over the slice normalizes. The first `kept` blocks of the slice
+/// exchange, and a second pass over the slice normalizes. `interleave`: the program's blocks are
+/// instead blocks rank, rank + set.size, ... of the whole row, so the set reads the row front to
+/// back together (SoftmaxConfig::interleave). The first `kept` blocks of the slice
 /// stay in shared memory between the passes (a tl::stash of that many blocks), so only the rest
 /// is read twice. With one set per row only (sets in flight) rows are open at once, so the
 /// second pass finds what it re-reads in L2 where one program per row would have far more rows
@@ -379,8 +380,9 @@ template <class Exchange>
 void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
                        const tl::Int& n_rows, const tl::Int& n_cols, const tl::Int& slice, std::int64_t block,
                        std::int64_t log, std::int64_t wide, std::int64_t kept, std::int64_t stat_cols,
-                       const Exchange& set) {
+                       std::int64_t interleave, const Exchange& set) {
   auto rank = tl::program_id(0) % set.size;
+  const std::int64_t step = interleave ? set.size * block : block;
   auto sets = tl::num_programs(0) / set.size;
   auto tile = stat_tile(block, stat_cols);
   std::optional<tl::Stash> stash;
@@ -388,17 +390,17 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
   tl::for_range(tl::program_id(0) / set.size, n_rows, sets, [&](tl::Int row) {
     auto row_in = in + row_offset(row, in_stride, wide);
     auto row_out = out + row_offset(row, out_stride, wide);
-    auto begin = rank * slice;
-    auto end = tl::minimum(begin + slice, n_cols);
+    auto begin = interleave ? rank * block : rank * slice;
+    auto end = interleave ? tl::Tensor(n_cols) : tl::minimum(begin + slice, n_cols);
     if (!stash) {
-      auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block, stat_cols);
+      auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block, stat_cols, step);
       // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
       auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
-      normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log);
+      normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log, step);
       return;
     }
-    const KeptBlocks blocks(*stash, begin, end, block, tile);
-    auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, begin, end, block, blocks);
+    const KeptBlocks blocks(*stash, begin, end, step, tile);
+    auto [slice_max, slice_sum] = online_max_sum_keeping(row_in, begin, end, blocks);
     auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
     normalize_range_keeping(row_out, row_in, begin, end, block, blocks, row_max, row_sum, log);
   });
@@ -416,14 +418,14 @@ inline void softmax_cluster_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride
 }
 
 /// Rows too wide for a cluster's registers: each program of the row's cluster walks its slice
-/// twice, keeping its first KEPT blocks in shared memory between the passes
-/// (detail::row_slices_walked).
+/// (INTERLEAVE: every CLUSTER-th block of the row) twice, keeping its first KEPT blocks in shared
+/// memory between the passes (detail::row_slices_walked).
 inline void softmax_cluster_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl::Int out_stride,
                                              tl::Int n_rows, tl::Int n_cols, tl::Int slice, tl::Constexpr BLOCK,
                                              tl::Constexpr CLUSTER, tl::Constexpr LOG, tl::Constexpr WIDE,
-                                             tl::Constexpr KEPT, tl::Constexpr STAT_COLS) {
+                                             tl::Constexpr KEPT, tl::Constexpr STAT_COLS, tl::Constexpr INTERLEAVE) {
   detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, STAT_COLS,
-                            detail::ClusterExchange{CLUSTER});
+                            INTERLEAVE, detail::ClusterExchange{CLUSTER});
 }
 
 /// As softmax_cluster_op, over GROUP programs of any number (up to 4096) and on any GPU: they
@@ -446,9 +448,10 @@ inline void softmax_group_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, 
 inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
                                            tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
                                            tl::Constexpr BLOCK, tl::Constexpr GROUP, tl::Constexpr LOG,
-                                           tl::Constexpr WIDE, tl::Constexpr KEPT, tl::Constexpr STAT_COLS) {
+                                           tl::Constexpr WIDE, tl::Constexpr KEPT, tl::Constexpr STAT_COLS,
+                                           tl::Constexpr INTERLEAVE) {
   detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, STAT_COLS,
-                            detail::GroupExchange{GROUP, workspace});
+                            INTERLEAVE, detail::GroupExchange{GROUP, workspace});
 }
 
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -459,13 +462,14 @@ using SoftmaxOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, 
                                    tl::Constexpr, tl::Constexpr>;
 using SoftmaxClusterKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                     tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
-using SoftmaxClusterOnlineKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
-                                          tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxClusterOnlineKernel =
+    Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr,
+           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
                                   tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupOnlineKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
-           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
