@@ -113,8 +113,8 @@ struct OnlineMaxSum {
     lane_sum = lane_sum * (sum_per_element ? scale(tl::all, tl::newaxis) : scale) + added;
     lane_max = new_max;
   }
-  /// Adds the tiles of a row that start at begin, begin + step, ... before end. The loads ask L2 to keep the lines
-  /// (Eviction::last): the second pass reads them again.
+  /// Adds the tiles of a row that start at begin, begin + step, ... before end. The loads ask L2
+  /// to keep the lines (Eviction::last): the second pass reads them again.
   void add_range(const tl::Tensor& row_in, const tl::Tensor& tile, const tl::Operand& begin, const tl::Operand& end,
                  std::int64_t step) {
     tl::for_range(begin, end, step, [&](tl::Int start) {
@@ -131,8 +131,9 @@ struct OnlineMaxSum {
   }
 };
 
-/// The online max and sum over columns [begin, end) of one row, BLOCK at a time, a running
-/// statistic per `stat_cols` columns of a block.
+/// The online max and sum over columns [begin, end) of one row, BLOCK at a time (or the blocks at
+/// begin, begin + step, ... when step is not 0), a running statistic per `stat_cols` columns of a
+/// block.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
                                                         const tl::Operand& end, std::int64_t block,
                                                         std::int64_t stat_cols, std::int64_t step = 0) {
