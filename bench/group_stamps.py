@@ -120,8 +120,33 @@ def describe(args, group, stamps):
         top = sorted(last_counts.items(), key=lambda kv: -kv[1])[:5]
         out.append("programs most often last to arrive (program: times, SM, programs on that SM): "
                    + "; ".join(f"{p}: {n}, SM {stamps[p][0][0]}, {len(per_sm[stamps[p][0][0]])}" for p, n in top))
+    out += by_sm_id(stamps, group)
     out.append("")
     return "\n".join(out)
+
+
+def by_sm_id(stamps, group, band=16):
+    """Pass 1's duration by SM id, in bands of `band` SMs (a proxy for the GPC an SM sits in: the
+    eighteenth session's late programs sat on SMs 124-131), and the SMs of the programs last to
+    arrive, by band: does one part of the chip read slower?"""
+    durations = defaultdict(list)
+    lasts = defaultdict(int)
+    rows_seen = 0
+    for g in sorted({p // group for p in stamps}):
+        members = [p for p in stamps if p // group == g]
+        for r in sorted({r for p in members for r in stamps[p] if r + 1 in stamps[p]}):
+            for p in members:
+                e = stamps[p][r][1]
+                durations[stamps[p][0][0] // band].append(e[3] - e[0])
+            last = max(members, key=lambda p: stamps[p][r][1][3])
+            lasts[stamps[last][0][0] // band] += 1
+            rows_seen += 1
+    if not durations:
+        return []
+    out = [f"pass 1 by SM id, bands of {band} (us, median; times a program there arrived last, of {rows_seen}): "
+           + ", ".join(f"{b * band}-{b * band + band - 1}: {med(xs) / 1000:.2f} ({lasts.get(b, 0)})"
+                       for b, xs in sorted(durations.items()))]
+    return out
 
 
 def timeline(stamps, bins=40):
