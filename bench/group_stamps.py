@@ -15,6 +15,7 @@ import statistics
 import sys
 from collections import defaultdict
 
+SM_BAND = 16  # SM ids per band in the per-SM summary
 EVENTS = ["start", "pass1_kept", "pass1_rest", "arrive", "release", "pass2_rest", "pass2_kept"]
 
 
@@ -67,6 +68,7 @@ def describe(args, group, stamps):
     # Per (group, row): the exchange's spread and cost, and the passes' durations.
     cells = defaultdict(list)
     by_sharing = defaultdict(list)  # pass 1's duration by the number of programs on the SM
+    by_band = defaultdict(list)  # pass 1's duration by band of SM ids
     wait_total = busy_total = 0
     for g in sorted({p // group for p in stamps}):
         members = [p for p in stamps if p // group == g]
@@ -81,6 +83,7 @@ def describe(args, group, stamps):
             cells["  pass 1 over re-read blocks"] += [e[3] - e[2] for e in ev]
             for p, e in zip(members, ev):
                 by_sharing[len(per_sm[stamps[p][0][0]])].append(e[3] - e[0])
+                by_band[stamps[p][0][0] // SM_BAND].append(e[3] - e[0])
             cells["arrival spread (last - first)"].append(max(arrive) - min(arrive))
             cells["last arrival to first release"].append(min(release) - max(arrive))
             cells["wait at the exchange (arrival to release)"] += [e[4] - e[3] for e in ev]
@@ -120,33 +123,18 @@ def describe(args, group, stamps):
         top = sorted(last_counts.items(), key=lambda kv: -kv[1])[:5]
         out.append("programs most often last to arrive (program: times, SM, programs on that SM): "
                    + "; ".join(f"{p}: {n}, SM {stamps[p][0][0]}, {len(per_sm[stamps[p][0][0]])}" for p, n in top))
-    out += by_sm_id(stamps, group)
+    # Does one part of the chip read slower? Bands of SM ids stand in for GPCs (the eighteenth
+    # session's late programs sat on SMs 124-131).
+    band_lasts = defaultdict(int)
+    for p, n in last_counts.items():
+        band_lasts[stamps[p][0][0] // SM_BAND] += n
+    if by_band:
+        out.append(f"pass 1 by SM id, bands of {SM_BAND} (us, median; times a program there arrived last, of "
+                   f"{sum(last_counts.values())}): "
+                   + ", ".join(f"{b * SM_BAND}-{b * SM_BAND + SM_BAND - 1}: {med(xs) / 1000:.2f} ({band_lasts[b]})"
+                               for b, xs in sorted(by_band.items())))
     out.append("")
     return "\n".join(out)
-
-
-def by_sm_id(stamps, group, band=16):
-    """Pass 1's duration by SM id, in bands of `band` SMs (a proxy for the GPC an SM sits in: the
-    eighteenth session's late programs sat on SMs 124-131), and the SMs of the programs last to
-    arrive, by band: does one part of the chip read slower?"""
-    durations = defaultdict(list)
-    lasts = defaultdict(int)
-    rows_seen = 0
-    for g in sorted({p // group for p in stamps}):
-        members = [p for p in stamps if p // group == g]
-        for r in sorted({r for p in members for r in stamps[p] if r + 1 in stamps[p]}):
-            for p in members:
-                e = stamps[p][r][1]
-                durations[stamps[p][0][0] // band].append(e[3] - e[0])
-            last = max(members, key=lambda p: stamps[p][r][1][3])
-            lasts[stamps[last][0][0] // band] += 1
-            rows_seen += 1
-    if not durations:
-        return []
-    out = [f"pass 1 by SM id, bands of {band} (us, median; times a program there arrived last, of {rows_seen}): "
-           + ", ".join(f"{b * band}-{b * band + band - 1}: {med(xs) / 1000:.2f} ({lasts.get(b, 0)})"
-                       for b, xs in sorted(durations.items()))]
-    return out
 
 
 def timeline(stamps, bins=40):

@@ -354,13 +354,12 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
       for (std::int64_t b : {4096, 8192})
         for (int w : {8, 16})
           for (int s : {1, 2})
-            if (b * group < cols && warps_ok(b, w))
-              for (bool interleave : {false, true})
-                if (!interleave || group >= parallel) {
-                  SoftmaxConfig c{SoftmaxStrategy::group, b, w, s, 1, group, persistent};
-                  c.interleave = interleave;
-                  add(c);
-                }
+            if (b * group < cols && warps_ok(b, w)) {
+              SoftmaxConfig c{SoftmaxStrategy::group, b, w, s, 1, group, persistent};
+              add(c);
+              c.interleave = true;
+              if (group >= parallel) add(c);
+            }
   }
   if (cols > 4096 && rows <= 65535)
     for (std::int64_t per_unit : {1, 2, 4, 8})

@@ -131,15 +131,14 @@ struct OnlineMaxSum {
   }
 };
 
-/// The online max and sum over columns [begin, end) of one row, BLOCK at a time (or the blocks at
-/// begin, begin + step, ... when step is not 0), a running statistic per `stat_cols` columns of a
-/// block.
+/// The online max and sum of the BLOCK columns of one row at begin, begin + step, ... before end
+/// (step BLOCK: the columns [begin, end)), a running statistic per `stat_cols` columns of a block.
 inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in, const tl::Operand& begin,
-                                                        const tl::Operand& end, std::int64_t block,
-                                                        std::int64_t stat_cols, std::int64_t step = 0) {
+                                                        const tl::Operand& end, std::int64_t block, std::int64_t step,
+                                                        std::int64_t stat_cols) {
   auto tile = stat_tile(block, stat_cols);
   OnlineMaxSum stats(tile);
-  stats.add_range(row_in, tile, begin, end, step ? step : block);
+  stats.add_range(row_in, tile, begin, end, step);
   return stats.result();
 }
 
@@ -178,13 +177,13 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum_keeping(const tl::Tensor
 }
 
 /// The second pass of the two-pass strategies: the BLOCK columns of one row at begin, begin +
-/// step, ... before end (step 0: BLOCK, the columns [begin, end)), read for the last time and
+/// step, ... before end (step BLOCK: the columns [begin, end)), read for the last time and
 /// written normalized (Eviction::first both ways: L2 keeps the rows still to be re-read).
 inline void normalize_range(const tl::Tensor& row_out, const tl::Tensor& row_in, const tl::Operand& begin,
-                            const tl::Operand& end, std::int64_t block, const tl::Tensor& row_max,
-                            const tl::Tensor& row_sum, std::int64_t log, std::int64_t step = 0) {
+                            const tl::Operand& end, std::int64_t block, std::int64_t step, const tl::Tensor& row_max,
+                            const tl::Tensor& row_sum, std::int64_t log) {
   auto lanes = tl::arange(0, block);
-  tl::for_range(begin, end, step ? step : block, [&](tl::Int start) {
+  tl::for_range(begin, end, step, [&](tl::Int start) {
     auto cols = start + lanes;
     auto mask = cols < end;
     auto x = tl::load(row_in + cols, mask, -tl::inf, Eviction::first).to(DType::f32);
@@ -197,7 +196,7 @@ inline void normalize_range(const tl::Tensor& row_out, const tl::Tensor& row_in,
 inline void normalize_range_keeping(const tl::Tensor& row_out, const tl::Tensor& row_in, const tl::Operand& begin,
                                     const tl::Operand& end, std::int64_t block, const KeptBlocks& kept,
                                     const tl::Tensor& row_max, const tl::Tensor& row_sum, std::int64_t log) {
-  normalize_range(row_out, row_in, kept.end, end, block, row_max, row_sum, log, kept.step);
+  normalize_range(row_out, row_in, kept.end, end, block, kept.step, row_max, row_sum, log);
   tl::for_range(begin, kept.end, kept.step, [&](tl::Int start) {
     auto cols = start + kept.tile;
     auto x = kept.stash.get(kept.slot(start)).to(DType::f32);
@@ -216,8 +215,8 @@ inline void softmax_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride,
   tl::for_range(tl::program_id(0), n_rows, tl::num_programs(0), [&](tl::Int row) {
     auto row_in = in + detail::row_offset(row, in_stride, WIDE);
     auto row_out = out + detail::row_offset(row, out_stride, WIDE);
-    auto [row_max, row_sum] = detail::online_max_sum(row_in, 0, n_cols, BLOCK, STAT_COLS);
-    detail::normalize_range(row_out, row_in, 0, n_cols, BLOCK, row_max, row_sum, LOG);
+    auto [row_max, row_sum] = detail::online_max_sum(row_in, 0, n_cols, BLOCK, BLOCK, STAT_COLS);
+    detail::normalize_range(row_out, row_in, 0, n_cols, BLOCK, BLOCK, row_max, row_sum, LOG);
   });
 }
 
@@ -230,7 +229,8 @@ inline void softmax_split_partials_kernel(tl::Ptr workspace, tl::Ptr in, tl::Int
   auto row = tl::program_id(1);
   auto begin = c * chunk;
   auto end = tl::minimum(begin + chunk, n_cols);
-  auto stats = detail::online_max_sum(in + detail::row_offset(row, in_stride, WIDE), begin, end, BLOCK, STAT_COLS);
+  auto stats =
+      detail::online_max_sum(in + detail::row_offset(row, in_stride, WIDE), begin, end, BLOCK, BLOCK, STAT_COLS);
   auto slot = workspace + (row * tl::num_programs(0) + c) * 2;
   tl::store(slot, stats.first);
   tl::store(slot + 1, stats.second);
@@ -257,7 +257,7 @@ inline void softmax_split_normalize_kernel(tl::Ptr out, tl::Ptr workspace, tl::P
   auto row_out = out + detail::row_offset(row, out_stride, WIDE);
   auto begin = c * chunk;
   auto end = tl::minimum(begin + chunk, n_cols);
-  detail::normalize_range(row_out, row_in, begin, end, BLOCK, row_max, row_sum, LOG);
+  detail::normalize_range(row_out, row_in, begin, end, BLOCK, BLOCK, row_max, row_sum, LOG);
 }
 
 namespace detail {
@@ -394,10 +394,10 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
     auto begin = interleave ? rank * block : rank * slice;
     auto end = interleave ? tl::Tensor(n_cols) : tl::minimum(begin + slice, n_cols);
     if (!stash) {
-      auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block, stat_cols, step);
+      auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block, step, stat_cols);
       // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
       auto [row_max, row_sum] = set.stats(slice_max, slice_sum);
-      normalize_range(row_out, row_in, begin, end, block, row_max, row_sum, log, step);
+      normalize_range(row_out, row_in, begin, end, block, step, row_max, row_sum, log);
       return;
     }
     const KeptBlocks blocks(*stash, begin, end, step, tile);
