@@ -60,7 +60,7 @@ const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
   static const SoftmaxGroupOnlineKernel k(
       "softmax_group_online_op", softmax_group_online_op_kernel,
       {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols", "slice", "BLOCK", "GROUP", "LOG",
-       "WIDE", "KEPT", "STAT_COLS", "INTERLEAVE", "OVERLAP"});
+       "WIDE", "KEPT", "STAT_COLS", "INTERLEAVE"});
   return k;
 }
 

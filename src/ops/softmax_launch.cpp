@@ -189,9 +189,8 @@ namespace {
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
-// row, else walks slices of whole steps twice. Either form may overlap each row's exchange with
-// the next row's reads (SoftmaxConfig::overlap); a walk that overlaps keeps two rows' first
-// blocks, each in half the shared memory.
+// row, else walks slices of whole steps twice. Slices in registers may overlap each row's
+// exchange with the next row's reads (SoftmaxConfig::overlap).
 void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
                    const SoftmaxOptions& so, std::vector<const CompiledKernel*>* compile_only) {
   const int cpu_threads = so.cpu_threads;
@@ -202,16 +201,14 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const CompileOptions options = compile_options(c, backend);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-  const std::int64_t kept =
-      in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes) / (c.overlap ? 2 : 1);
+  const std::int64_t kept = in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
   const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
   auto args_with = [&](Pointer ws) {
-    return in_registers
-               ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
-                                  c.block, c.splits, log, wide,        options.num_stages, overlap}
-               : std::vector<Arg>{
-                     p.out, p.in, ws,   p.in_stride, p.out_stride,         p.rows, p.cols, slice, c.block, c.splits,
-                     log,   wide, kept, stats,       c.interleave ? 1 : 0, overlap};
+    return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
+                                           c.block, c.splits, log, wide,        options.num_stages, overlap}
+                        : std::vector<Arg>{p.out,  p.in,   ws,    p.in_stride, p.out_stride,
+                                           p.rows, p.cols, slice, c.block,     c.splits,
+                                           log,    wide,   kept,  stats,       c.interleave ? 1 : 0};
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.

@@ -70,10 +70,8 @@ struct SoftmaxConfig {
   /// split_row: always one program per (chunk, row); cluster: per_row is one cluster per row;
   /// group: always persistent (its programs must all be resident).
   SoftmaxGrid grid = SoftmaxGrid::persistent;
-  /// group: each row's exchange runs while the program reads its part of the set's next row.
-  /// Holding the row in registers (block * splits >= cols), it holds two rows' parts; walking, it
-  /// walks the next row's first pass before the previous row's second, so two rows of each set
-  /// are open and each keeps half the shared memory.
+  /// group holding the row in registers (block * splits >= cols): each row's exchange runs while
+  /// the program reads its part of the set's next row, so it holds two rows' parts.
   bool overlap = false;
   /// CUDA: blocks each SM should hold at once; ptxas caps registers to fit them, spilling if it
   /// must (CompileOptions::min_blocks_per_sm). 0: no bound.

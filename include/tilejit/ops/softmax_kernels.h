@@ -145,29 +145,20 @@ inline std::pair<tl::Tensor, tl::Tensor> online_max_sum(const tl::Tensor& row_in
 /// Where a walked slice keeps its first blocks between the two passes: block i (the columns from
 /// begin + i * step) in slot i of `stash`, as loaded, in the shape of `tile` (the walk's
 /// stat_tile); the rest is read twice.
-/// `count` blocks from slot `first_slot` on (all of the stash by default).
 struct KeptBlocks {
   const tl::Stash& stash;
   tl::Tensor begin, end;  // the slice's first column, and the first one not kept
   std::int64_t step;
   tl::Tensor tile;
-  std::optional<tl::Tensor> first_slot;
   KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t walk_step,
              const tl::Tensor& block_tile)
-      : KeptBlocks(s, slice_begin, slice_end, walk_step, block_tile, s.slots(), std::nullopt) {}
-  KeptBlocks(const tl::Stash& s, const tl::Tensor& slice_begin, const tl::Tensor& slice_end, std::int64_t walk_step,
-             const tl::Tensor& block_tile, std::int64_t count, std::optional<tl::Tensor> first)
       : stash(s),
         begin(slice_begin),
-        end(tl::minimum(slice_begin + count * walk_step, slice_end)),
+        end(tl::minimum(slice_begin + s.slots() * walk_step, slice_end)),
         step(walk_step),
-        tile(block_tile),
-        first_slot(std::move(first)) {}
+        tile(block_tile) {}
   /// The slot of the block that starts at column `start`.
-  tl::Tensor slot(const tl::Tensor& start) const {
-    auto i = (start - begin) / step;
-    return first_slot ? *first_slot + i : i;
-  }
+  tl::Tensor slot(const tl::Tensor& start) const { return (start - begin) / step; }
 };
 
 /// online_max_sum over a slice whose first blocks it also puts into `kept`. Those loads are the
@@ -416,63 +407,6 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
   });
 }
 
-/// As row_slices_walked over a group, with each row's exchange in flight while the program's first
-/// pass reads its slice of the set's next row: a step walks row r's first pass, finishes the
-/// previous row's exchange (the group had that whole pass to arrive), starts row r's, and then
-/// walks the previous row's second pass. Programs of a group read the same bytes at speeds up to
-/// 2x apart (bench/results/group_stamps_2026-12-01.md); this lets a fast one go on instead of
-/// waiting. Two rows of each set are open, so L2 holds twice the re-read bytes, and the `kept`
-/// blocks of each row take one half of a stash of 2 x kept, alternating.
-inline void row_slices_walked_overlapped(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride,
-                                         const tl::Int& out_stride, const tl::Int& n_rows, const tl::Int& n_cols,
-                                         const tl::Int& slice, std::int64_t block, std::int64_t log, std::int64_t wide,
-                                         std::int64_t kept, std::int64_t stat_cols, std::int64_t interleave,
-                                         const GroupExchange& set) {
-  auto rank = tl::program_id(0) % set.size;
-  const std::int64_t step = interleave ? set.size * block : block;
-  auto sets = tl::num_programs(0) / set.size;
-  auto first = tl::program_id(0) / set.size;
-  auto tile = stat_tile(block, stat_cols);
-  std::optional<tl::Stash> stash;
-  if (kept > 0) stash.emplace(tl::stash(tile.shape(), in.dtype(), 2 * kept));
-  auto begin = interleave ? rank * block : rank * slice;
-  auto slice_end = interleave ? tl::Tensor(n_cols) : tl::minimum(begin + slice, n_cols);
-  auto kept_blocks = [&](const tl::Tensor& row, const tl::Tensor& end) {
-    return KeptBlocks(*stash, begin, end, step, tile, kept, ((row - first) / sets) % 2 * kept);
-  };
-  // Pass 1 of a row over [begin, end): the slice's online max and sum.
-  auto slice_stats = [&](const tl::Tensor& row, const tl::Tensor& end) {
-    auto row_in = in + row_offset(row, in_stride, wide);
-    return stash ? online_max_sum_keeping(row_in, begin, end, kept_blocks(row, end))
-                 : online_max_sum(row_in, begin, end, block, step, stat_cols);
-  };
-  // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
-  auto start_exchange = [&](const std::pair<tl::Tensor, tl::Tensor>& stats) {
-    return tl::group_softmax_stats_start(stats.first, stats.second, set.size, set.workspace);
-  };
-  auto second_pass = [&](const tl::Tensor& row, const tl::Tensor& end, const tl::Tensor& row_max,
-                         const tl::Tensor& row_sum) {
-    auto row_in = in + row_offset(row, in_stride, wide);
-    auto row_out = out + row_offset(row, out_stride, wide);
-    if (stash)
-      normalize_range_keeping(row_out, row_in, begin, end, block, kept_blocks(row, end), row_max, row_sum, log);
-    else normalize_range(row_out, row_in, begin, end, block, step, row_max, row_sum, log);
-  };
-  // A set past the last row still meets its group once, over an empty slice.
-  auto first_end = tl::where(first < n_rows, slice_end, begin);
-  tl::GroupTicket pending = start_exchange(slice_stats(first, first_end));
-  tl::Tensor pending_row = first;  // the row whose exchange is in flight
-  tl::for_range(first + sets, n_rows, sets, [&](tl::Int row) {
-    auto stats = slice_stats(row, slice_end);
-    auto [row_max, row_sum] = tl::group_softmax_stats_finish(pending, set.size, set.workspace);
-    pending = start_exchange(stats);  // assigned in the loop: carried to the next step
-    second_pass(pending_row, slice_end, row_max, row_sum);
-    pending_row = row;
-  });
-  auto [row_max, row_sum] = tl::group_softmax_stats_finish(pending, set.size, set.workspace);
-  second_pass(pending_row, first_end, row_max, row_sum);
-}
-
 }  // namespace detail
 
 /// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
@@ -516,14 +450,9 @@ inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr work
                                            tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Int slice,
                                            tl::Constexpr BLOCK, tl::Constexpr GROUP, tl::Constexpr LOG,
                                            tl::Constexpr WIDE, tl::Constexpr KEPT, tl::Constexpr STAT_COLS,
-                                           tl::Constexpr INTERLEAVE, tl::Constexpr OVERLAP) {
-  const detail::GroupExchange group{GROUP, workspace};
-  if (OVERLAP)
-    detail::row_slices_walked_overlapped(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT,
-                                         STAT_COLS, INTERLEAVE, group);
-  else
-    detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, STAT_COLS,
-                              INTERLEAVE, group);
+                                           tl::Constexpr INTERLEAVE) {
+  detail::row_slices_walked(out, in, in_stride, out_stride, n_rows, n_cols, slice, BLOCK, LOG, WIDE, KEPT, STAT_COLS,
+                            INTERLEAVE, detail::GroupExchange{GROUP, workspace});
 }
 
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -541,7 +470,7 @@ using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, t
                                   tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxGroupOnlineKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
-           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+           tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
