@@ -137,6 +137,34 @@ def describe(args, group, stamps):
     return "\n".join(out)
 
 
+def persistence(group, stamps):
+    """Is a program's first pass slow again on its group's next row? If so, shares sized from the
+    previous row's speeds would even out the arrivals; this estimates how much, taking a pass's
+    time as proportional to the blocks it walks."""
+    cors, spread, spread_shared = [], [], []
+    for g in sorted({p // group for p in stamps}):
+        members = [p for p in stamps if p // group == g]
+        rows = sorted({r for p in members for r in stamps[p] if r + 2 in stamps[p]})
+        for r in rows:
+            if any(r + 1 not in stamps[p] for p in members):
+                continue
+            a = [stamps[p][r][1][3] - stamps[p][r][1][0] for p in members]
+            b = [stamps[p][r + 1][1][3] - stamps[p][r + 1][1][0] for p in members]
+            if min(a) <= 0 or min(b) <= 0 or len(set(a)) < 2 or len(set(b)) < 2:
+                continue
+            cors.append(statistics.correlation(a, b))
+            spread.append(max(b) / statistics.mean(b) - 1)
+            speed = [1 / x for x in a]
+            mean_speed = statistics.mean(speed)
+            shared = [t * v / mean_speed for t, v in zip(b, speed)]
+            spread_shared.append(max(shared) / statistics.mean(shared) - 1)
+    if not cors:
+        return "pass 1 across rows: fewer than two rows per group"
+    return (f"pass 1 across rows: correlation of a program's time with its time on the next row, median "
+            f"{med(cors):.2f} over {len(cors)} row pairs; slowest over mean {med(spread):.3f}, with shares from the "
+            f"previous row's speeds {med(spread_shared):.3f}")
+
+
 def timeline(stamps, bins=40):
     """Programs in the first pass / waiting at the exchange / in the second pass, averaged over each
     of `bins` equal slices of the launch: where the launch leaves programs idle."""
@@ -167,6 +195,8 @@ def main():
     lines = open(sys.argv[1]).read().splitlines()
     for args, group, stamps in sections(lines):
         print(describe(args, group or len(stamps), stamps))
+        print(persistence(group or len(stamps), stamps))
+        print()
         print(timeline(stamps))
         print()
 
