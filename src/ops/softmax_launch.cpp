@@ -187,6 +187,17 @@ std::uint64_t walk_program_cap(const SoftmaxConfig& c, std::int64_t set, int sm_
 
 namespace {
 
+// What the walking kernels of clusters and groups take after their pointers: the row geometry,
+// each program's slice of whole steps, and how much of it stays in shared memory.
+std::vector<Arg> walked_slice_args(const SoftmaxConfig& c, const Problem& p, Backend backend, std::int64_t kept_bytes,
+                                   std::int64_t log, std::int64_t wide) {
+  const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
+  const std::int64_t kept = kept_blocks(c, slice, p.in.dtype, backend, kept_bytes);
+  const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
+  const std::int64_t interleave = c.interleave ? 1 : 0;
+  return {p.in_stride, p.out_stride, p.rows, p.cols, slice, c.block, c.splits, log, wide, kept, stats, interleave};
+}
+
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
 // row, else walks slices of whole steps twice. Slices in registers may overlap each row's
@@ -200,15 +211,15 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const std::int64_t overlap = c.overlap ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
-  const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-  const std::int64_t kept = in_registers ? 0 : kept_blocks(c, slice, p.in.dtype, backend, so.kept_bytes);
-  const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
+  const std::vector<Arg> walked =
+      in_registers ? std::vector<Arg>{} : walked_slice_args(c, p, backend, so.kept_bytes, log, wide);
   auto args_with = [&](Pointer ws) {
-    return in_registers ? std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
-                                           c.block, c.splits, log, wide,        options.num_stages, overlap}
-                        : std::vector<Arg>{p.out,  p.in,   ws,    p.in_stride, p.out_stride,
-                                           p.rows, p.cols, slice, c.block,     c.splits,
-                                           log,    wide,   kept,  stats,       c.interleave ? 1 : 0};
+    if (in_registers)
+      return std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
+                              c.block, c.splits, log, wide,        options.num_stages, overlap};
+    std::vector<Arg> args{p.out, p.in, ws};
+    args.insert(args.end(), walked.begin(), walked.end());
+    return args;
   };
   // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
   // every workspace buffer shares, so the same kernel launches with the real one.
@@ -296,11 +307,9 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
         return;
       }
       // Slices of whole steps, walked twice.
-      const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
-      const std::int64_t kept = kept_blocks(c, slice, p.in.dtype, backend, options.kept_bytes);
-      const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
-      std::vector<Arg> args{p.out,   p.in,     p.in_stride, p.out_stride, p.rows, p.cols, slice,
-                            c.block, c.splits, log,         wide,         kept,   stats,  c.interleave ? 1 : 0};
+      std::vector<Arg> args{p.out, p.in};
+      const std::vector<Arg> walked = walked_slice_args(c, p, backend, options.kept_bytes, log, wide);
+      args.insert(args.end(), walked.begin(), walked.end());
       over(softmax_cluster_online_op().compile(args, compile), p.rows, args,
            backend == Backend::cuda && !compile_only ? walk_program_cap(c, c.splits, device_properties().sm_count) : 0);
       return;
