@@ -187,15 +187,17 @@ std::uint64_t walk_program_cap(const SoftmaxConfig& c, std::int64_t set, int sm_
 
 namespace {
 
-// What the walking kernels of clusters and groups take after their pointers: the row geometry,
+// The walking kernels' arguments (clusters and groups): their pointers, then the row geometry,
 // each program's slice of whole steps, and how much of it stays in shared memory.
-std::vector<Arg> walked_slice_args(const SoftmaxConfig& c, const Problem& p, Backend backend, std::int64_t kept_bytes,
-                                   std::int64_t log, std::int64_t wide) {
+std::vector<Arg> walked_slice_args(std::vector<Arg> pointers, const SoftmaxConfig& c, const Problem& p, Backend backend,
+                                   std::int64_t kept_bytes, std::int64_t log, std::int64_t wide) {
   const std::int64_t slice = part_columns(p.cols, c.splits, c.block);
   const std::int64_t kept = kept_blocks(c, slice, p.in.dtype, backend, kept_bytes);
   const std::int64_t stats = stat_cols(c, backend, p.in.dtype);
   const std::int64_t interleave = c.interleave ? 1 : 0;
-  return {p.in_stride, p.out_stride, p.rows, p.cols, slice, c.block, c.splits, log, wide, kept, stats, interleave};
+  pointers.insert(pointers.end(), {p.in_stride, p.out_stride, p.rows, p.cols, slice, c.block, c.splits, log, wide, kept,
+                                   stats, interleave});
+  return pointers;
 }
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
@@ -211,21 +213,15 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const std::int64_t overlap = c.overlap ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
-  const std::vector<Arg> walked =
-      in_registers ? std::vector<Arg>{} : walked_slice_args(c, p, backend, so.kept_bytes, log, wide);
-  auto args_with = [&](Pointer ws) {
-    if (in_registers)
-      return std::vector<Arg>{p.out,   p.in,     ws,  p.in_stride, p.out_stride,       p.rows, p.cols,
-                              c.block, c.splits, log, wide,        options.num_stages, overlap};
-    std::vector<Arg> args{p.out, p.in, ws};
-    args.insert(args.end(), walked.begin(), walked.end());
-    return args;
-  };
-  // Compiled against a stand-in workspace: the kernel depends only on its type and alignment, which
-  // every workspace buffer shares, so the same kernel launches with the real one.
-  const std::vector<Arg> stand_in = args_with(Pointer{0x10000, DType::f32, memory});
-  const CompiledKernel& k = in_registers ? softmax_group_op().compile(stand_in, options)
-                                         : softmax_group_online_op().compile(stand_in, options);
+  // Compiled against a stand-in workspace (args[2]): the kernel depends only on its type and
+  // alignment, which every workspace buffer shares, so the same kernel launches with the real one.
+  const Pointer stand_in{0x10000, DType::f32, memory};
+  std::vector<Arg> args =
+      in_registers ? std::vector<Arg>{p.out,   p.in,     stand_in, p.in_stride, p.out_stride,       p.rows, p.cols,
+                                      c.block, c.splits, log,      wide,        options.num_stages, overlap}
+                   : walked_slice_args({p.out, p.in, stand_in}, c, p, backend, so.kept_bytes, log, wide);
+  const CompiledKernel& k =
+      in_registers ? softmax_group_op().compile(args, options) : softmax_group_online_op().compile(args, options);
   if (compile_only) {
     compile_only->push_back(&k);
     return;
@@ -243,7 +239,10 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
     programs = std::min(programs, walk_program_cap(c, c.splits, device_properties().sm_count));
   const std::uint64_t bytes = group_workspace_bytes(programs, c.splits);
   workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)), c.splits,
-                    [&](Pointer ws) { k.launch(Grid(programs), args_with(ws), launch_options(stream, cpu_threads)); });
+                    [&](Pointer ws) {
+                      args[2] = ws;
+                      k.launch(Grid(programs), args, launch_options(stream, cpu_threads));
+                    });
 }
 
 }  // namespace
@@ -307,9 +306,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
         return;
       }
       // Slices of whole steps, walked twice.
-      std::vector<Arg> args{p.out, p.in};
-      const std::vector<Arg> walked = walked_slice_args(c, p, backend, options.kept_bytes, log, wide);
-      args.insert(args.end(), walked.begin(), walked.end());
+      const std::vector<Arg> args = walked_slice_args({p.out, p.in}, c, p, backend, options.kept_bytes, log, wide);
       over(softmax_cluster_online_op().compile(args, compile), p.rows, args,
            backend == Backend::cuda && !compile_only ? walk_program_cap(c, c.splits, device_properties().sm_count) : 0);
       return;
