@@ -388,11 +388,12 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
   auto tile = stat_tile(block, stat_cols);
   std::optional<tl::Stash> stash;
   if (kept > 0) stash.emplace(tl::stash(tile.shape(), in.dtype(), kept));
+  // The program's columns are the same on every row.
+  auto begin = interleave ? rank * block : rank * slice;
+  auto end = interleave ? tl::Tensor(n_cols) : tl::minimum(begin + slice, n_cols);
   tl::for_range(tl::program_id(0) / set.size, n_rows, sets, [&](tl::Int row) {
     auto row_in = in + row_offset(row, in_stride, wide);
     auto row_out = out + row_offset(row, out_stride, wide);
-    auto begin = interleave ? rank * block : rank * slice;
-    auto end = interleave ? tl::Tensor(n_cols) : tl::minimum(begin + slice, n_cols);
     if (!stash) {
       auto [slice_max, slice_sum] = online_max_sum(row_in, begin, end, block, step, stat_cols);
       // An empty or all -inf slice adds 0, unless the whole row is -inf (NaN, as torch gives).
