@@ -88,9 +88,9 @@ def main():
     mask, ptr = lm.group(1), lm.group(2)
     from_smem = (f"if ({mask}) {{ const uint4 tj_v = *reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(tj_smem + tj_stash_offset) + "
                  f"({ptr} - ({row} + {begin}))); tj_w0 = tj_v.x; tj_w1 = tj_v.y; tj_w2 = tj_v.z; tj_w3 = tj_v.w; }}")
-    text = text[:lm.start()] + from_smem + text[lm.end():]
-    pm = put.search(text, body_start)
+    # The put (after the load) first, so the load's offsets still hold.
     text = text[:pm.start()] + f"      if (false && (unsigned){pm.group(1)} < {pm.group(2)}u) {{  // copied in whole\n" + text[pm.end():]
+    text = text[:lm.start()] + from_smem + text[lm.end():]
     sys.stdout.write(text)
 
 
