@@ -187,6 +187,12 @@ std::uint64_t walk_program_cap(const SoftmaxConfig& c, std::int64_t set, int sm_
 
 namespace {
 
+// The grid cap of a walking cluster or group launched on `backend`: walk_program_cap on CUDA,
+// none (0) on the CPU, which runs one program per row.
+std::uint64_t walked_grid_cap(const SoftmaxConfig& c, Backend backend) {
+  return backend == Backend::cuda ? walk_program_cap(c, c.splits, device_properties().sm_count) : 0;
+}
+
 // The walking kernels' arguments (clusters and groups): their pointers, then the row geometry,
 // each program's slice of whole steps, and how much of it stays in shared memory.
 std::vector<Arg> walked_slice_args(std::vector<Arg> pointers, const SoftmaxConfig& c, const Problem& p, Backend backend,
@@ -235,8 +241,8 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
         describe(c), c.splits, device_properties().name, resident, 32 * k.metadata().num_warps,
         k.metadata().registers));
   std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
-  if (!in_registers && backend == Backend::cuda)
-    programs = std::min(programs, walk_program_cap(c, c.splits, device_properties().sm_count));
+  if (const std::uint64_t cap = in_registers ? 0 : walked_grid_cap(c, backend); cap > 0)
+    programs = std::min(programs, cap);
   const std::uint64_t bytes = group_workspace_bytes(programs, c.splits);
   workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)), c.splits,
                     [&](Pointer ws) {
@@ -308,7 +314,7 @@ void launch_config(const SoftmaxConfig& c, const Problem& p, Backend backend, St
       // Slices of whole steps, walked twice.
       const std::vector<Arg> args = walked_slice_args({p.out, p.in}, c, p, backend, options.kept_bytes, log, wide);
       over(softmax_cluster_online_op().compile(args, compile), p.rows, args,
-           backend == Backend::cuda && !compile_only ? walk_program_cap(c, c.splits, device_properties().sm_count) : 0);
+           compile_only ? 0 : walked_grid_cap(c, backend));
       return;
     }
     case SoftmaxStrategy::split_row: launch_split_rows(c, p, backend, stream, cpu_threads, compile_only); return;
