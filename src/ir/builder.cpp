@@ -15,6 +15,16 @@ ValueId Builder::single(Op op) {
   return r;
 }
 
+std::pair<ValueId, ValueId> Builder::two(Op op) {
+  op.loc = loc_;
+  auto types = infer_result_types(f_, op);
+  if (types.size() != 2) throw InternalError("builder: op must have two results");
+  for (const Type& t : types) op.results.push_back(f_.new_value(t));
+  std::pair<ValueId, ValueId> r{op.results[0], op.results[1]};
+  region_->ops.push_back(std::move(op));
+  return r;
+}
+
 // For ops whose result shape is not implied by the operands (splat, broadcast): the result
 // is created first, then checked against the rules.
 ValueId Builder::single_declared(Op op, Type declared) {
@@ -154,11 +164,7 @@ std::pair<ValueId, ValueId> Builder::softmax_stats(ValueId max, ValueId sum, int
   if (group) op.operands.push_back(workspace);
   op.attrs.cluster_size = size;
   op.attrs.reduce = ReduceKind::softmax_stats;
-  op.loc = loc_;
-  for (const Type& t : infer_result_types(f_, op)) op.results.push_back(f_.new_value(t));
-  std::pair<ValueId, ValueId> r{op.results[0], op.results[1]};
-  region_->ops.push_back(std::move(op));
-  return r;
+  return two(std::move(op));
 }
 
 ValueId Builder::group_softmax_stats_start(ValueId max, ValueId sum, int group_size, ValueId workspace) {
@@ -174,11 +180,7 @@ std::pair<ValueId, ValueId> Builder::group_softmax_stats_finish(ValueId ticket, 
   op.attrs.cluster_size = group_size;
   op.attrs.reduce = ReduceKind::softmax_stats;
   op.attrs.phase = ExchangePhase::finish;
-  op.loc = loc_;
-  for (const Type& t : infer_result_types(f_, op)) op.results.push_back(f_.new_value(t));
-  std::pair<ValueId, ValueId> r{op.results[0], op.results[1]};
-  region_->ops.push_back(std::move(op));
-  return r;
+  return two(std::move(op));
 }
 
 int Builder::stash(const Type& block, std::int64_t slots) {

@@ -67,6 +67,7 @@ class Builder {
 
  private:
   ValueId single(Op op);
+  std::pair<ValueId, ValueId> two(Op op);  // an op with two results (softmax statistics)
   ValueId single_declared(Op op, Type declared);
 
   Function& f_;

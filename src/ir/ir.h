@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/type.h"
@@ -140,6 +141,9 @@ int group_size(const Function& f);
 /// whose bounds may differ between the programs of a cluster or group (`size` programs): those
 /// programs would not all reach it.
 void check_cluster_loops(const Function& f, int size);
+/// The op that defines each value of `r` and of the regions nested in it (its results; block
+/// arguments have none). The pointers are valid while `r` is unchanged.
+std::unordered_map<ValueId, const Op*> definitions(const Region& r);
 /// Whether `r` (a function's body) holds a group exchange split into start and finish. Those go
 /// through the workspace even in groups of one.
 bool has_split_exchange(const Region& r);

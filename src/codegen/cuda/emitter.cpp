@@ -7,28 +7,17 @@
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::cuda {
-namespace {
-
-void index_definitions(const ir::Region& r, std::unordered_map<ir::ValueId, const ir::Op*>& def) {
-  for (const ir::Op& op : r.ops) {
-    for (ir::ValueId v : op.results) def[v] = &op;
-    for (const auto& nested : op.regions) index_definitions(nested, def);
-  }
-}
-
-}  // namespace
 
 Emitter::Emitter(const ir::Function& f, const CudaCodegenOptions& options)
     : f_(f),
       options_(options),
       plan_(assign_layouts(f, options.num_warps)),
       axes_(passes::analyze_axes(f)),
+      def_(ir::definitions(f.body)),
       numbers_(ir::value_numbers(f)),
       cluster_size_(ir::cluster_size(f)),
       group_size_(ir::group_size(f)),
-      group_workspace_(group_size_ > 1 || ir::has_split_exchange(f.body)) {
-  index_definitions(f.body, def_);
-}
+      group_workspace_(group_size_ > 1 || ir::has_split_exchange(f.body)) {}
 
 // ---------------------------------------------------------------- output helpers
 

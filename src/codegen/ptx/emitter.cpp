@@ -10,13 +10,6 @@
 namespace tilejit::codegen::ptx {
 namespace {
 
-void index_definitions(const ir::Region& r, std::unordered_map<ir::ValueId, const ir::Op*>& def) {
-  for (const ir::Op& op : r.ops) {
-    for (ir::ValueId v : op.results) def[v] = &op;
-    for (const auto& nested : op.regions) index_definitions(nested, def);
-  }
-}
-
 const char* param_type(const ir::Type& t) {
   if (t.is_ptr) return "u64";
   switch (t.elem) {
@@ -60,8 +53,8 @@ Emitter::Emitter(const ir::Function& f, const PtxCodegenOptions& options)
       options_(options),
       plan_(cuda::assign_layouts(f, options.num_warps)),
       axes_(passes::analyze_axes(f)),
+      def_(ir::definitions(f.body)),
       cluster_size_(ir::cluster_size(f)) {
-  index_definitions(f.body, def_);
   // Both reduction buffers are sized before any code that addresses the region after them.
   for_each_op(f.body, [&](const ir::Op& op) {
     if (op.kind == ir::OpKind::reduce)
