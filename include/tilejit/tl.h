@@ -115,7 +115,8 @@ class Tensor {
   explicit operator bool() const {
     static_assert(!traced,
                   "tilejit: a traced value cannot be tested by C++ if / while / ! / && / ?: (it has no value "
-                  "while the kernel is traced); select with tl::where(cond, a, b) or guard with a load/store mask");
+                  "while the kernel is traced); select with tl::where(cond, a, b), guard with a load/store mask, "
+                  "or loop with tl::for_range");
     return false;
   }
 
