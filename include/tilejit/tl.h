@@ -108,15 +108,15 @@ class Tensor {
   Tensor& operator*=(const Operand& b);
   Tensor& operator/=(const Operand& b);
 
-  /// A traced value has no value while the kernel is traced, so C++ `if`, `while`, `!`, `&&` and
-  /// `?:` cannot branch on it. Used that way, this makes the compiler say so and what to write
+  /// A traced value has no value while the kernel is traced, so C++ `if`, `while`, `!`, `&&`, `||`
+  /// and `?:` cannot branch on it. Used that way, this makes the compiler say so and what to write
   /// instead. (Explicit, so arithmetic never converts through it.)
   template <bool traced = true>
   explicit operator bool() const {
     static_assert(!traced,
-                  "tilejit: a traced value cannot be tested by C++ if / while / ! / && / ?: (it has no value "
-                  "while the kernel is traced); select with tl::where(cond, a, b), guard with a load/store mask, "
-                  "or loop with tl::for_range");
+                  "tilejit: a traced value cannot be tested by C++ if / while / ! / && / || / ?: (it has no value "
+                  "while the kernel is traced); select with tl::where(cond, a, b), combine masks with & | ~, guard "
+                  "with a load/store mask, or loop with tl::for_range");
     return false;
   }
 
