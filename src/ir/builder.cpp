@@ -1,28 +1,28 @@
 #include "ir/builder.h"
 
+#include <fmt/format.h>
+
 #include "ir/type_rules.h"
 #include "tilejit/error.h"
 
 namespace tilejit::ir {
 
-ValueId Builder::single(Op op) {
+std::vector<ValueId> Builder::append(Op op, std::size_t results) {
   op.loc = loc_;
   auto types = infer_result_types(f_, op);
-  if (types.size() != 1) throw InternalError("builder: op must have one result");
-  op.results.push_back(f_.new_value(types[0]));
-  ValueId r = op.results[0];
+  if (types.size() != results)
+    throw InternalError(fmt::format("builder: op must have {} result(s), the rules give {}", results, types.size()));
+  for (const Type& t : types) op.results.push_back(f_.new_value(t));
+  std::vector<ValueId> r = op.results;
   region_->ops.push_back(std::move(op));
   return r;
 }
 
+ValueId Builder::single(Op op) { return append(std::move(op), 1)[0]; }
+
 std::pair<ValueId, ValueId> Builder::two(Op op) {
-  op.loc = loc_;
-  auto types = infer_result_types(f_, op);
-  if (types.size() != 2) throw InternalError("builder: op must have two results");
-  for (const Type& t : types) op.results.push_back(f_.new_value(t));
-  std::pair<ValueId, ValueId> r{op.results[0], op.results[1]};
-  region_->ops.push_back(std::move(op));
-  return r;
+  auto r = append(std::move(op), 2);
+  return {r[0], r[1]};
 }
 
 // For ops whose result shape is not implied by the operands (splat, broadcast): the result

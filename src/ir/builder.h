@@ -66,8 +66,11 @@ class Builder {
                                  Region body, int num_stages);
 
  private:
+  // Appends `op` with the `results` result values the type rules give it (InternalError if
+  // they give another count); single and two are its one- and two-result forms.
+  std::vector<ValueId> append(Op op, std::size_t results);
   ValueId single(Op op);
-  std::pair<ValueId, ValueId> two(Op op);  // an op with two results (softmax statistics)
+  std::pair<ValueId, ValueId> two(Op op);  // softmax statistics: (max, sum)
   ValueId single_declared(Op op, Type declared);
 
   Function& f_;
