@@ -8,12 +8,13 @@ each run, median of the runs); bytes = input read once + output written once. Ev
 is checked against a float64 reference before it is timed.
 
 Usage: python3 bench/softmax_bench.py --lib build/libtilejit_c.so --out DIR [--quick]
-         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B],persistent:W:S[:B],...] [--repeat R]
+         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B],persistent:W:S[:B][@G],...] [--repeat R]
 Writes DIR/softmax.md (table) and DIR/softmax.png (plot).
 --seed-configs times the seed's kernels at other launch configurations too, the same way, through
 tilejit_compile_with / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
 choices are checked under this harness. An optional last number B asks ptxas for B blocks an SM
-(min_blocks_per_sm; the seed wrapper's bf16 rows of 16384 are "simple:8:3").
+(min_blocks_per_sm; the seed wrapper's bf16 rows of 16384 are "simple:8:3"). A persistent launch
+may end in "@G": a grid of G programs instead of tilejit_persistent_grid's.
 --repeat R times every implementation R times per shape, round-robin (copy, then each in turn, R
 rounds), and reports the median time and the range of the per-round fractions of C (each round's
 implementation against that round's copy): on shapes of a few tens of microseconds one do_bench
@@ -93,8 +94,12 @@ class Tilejit:
     def seed_launch(self, spec, x, y):
         """A launcher of the seed's kernels at one configuration: "simple:W" (one program of W warps
         per row) or "persistent:W:S" (a persistent grid of W-warp programs, S stages), either with an
-        optional ":B" (ptxas asked for B blocks an SM)."""
+        optional ":B" (ptxas asked for B blocks an SM); a persistent one also with an optional "@G"
+        (a grid of G programs instead of tilejit_persistent_grid's)."""
+        spec, _, fixed_grid = spec.partition("@")
         kind, *numbers = spec.split(":")
+        if fixed_grid and kind != "persistent":
+            raise ValueError(f"bad seed configuration '{spec}@{fixed_grid}' (a grid is for persistent launches)")
         if (kind, len(numbers)) not in (("simple", 1), ("simple", 2), ("persistent", 2), ("persistent", 3)):
             raise ValueError(f"bad seed configuration '{spec}' (simple:W[:B] or persistent:W:S[:B])")
         fixed = 2 if kind == "persistent" else 1  # the numbers before the optional B
@@ -112,7 +117,9 @@ class Tilejit:
         self._check(self.lib.tilejit_compile_with(f"softmax_{kind}".encode(), arg_array, len(args),
                                                   ctypes.byref(options), ctypes.byref(handle)))
         grid = ctypes.c_uint64(rows)
-        if kind == "persistent":
+        if fixed_grid:
+            grid.value = int(fixed_grid)
+        elif kind == "persistent":
             self._check(self.lib.tilejit_persistent_grid(handle, rows, ctypes.byref(grid)))
 
         def launch():
@@ -180,7 +187,7 @@ def main():
                     help="comma-separated subset of " + ",".join(IMPLS) + " (copy is always run: it is C)")
     ap.add_argument("--shapes", default="", help="comma-separated MxN shapes instead of the table's")
     ap.add_argument("--seed-configs", default="",
-                    help="comma-separated seed launches to time as well: simple:W or persistent:W:S")
+                    help="comma-separated seed launches to time as well: simple:W[:B] or persistent:W:S[:B][@G]")
     ap.add_argument("--repeat", type=int, default=1, help="timed rounds per shape (median, and the range)")
     ap.add_argument("--processes", type=int, default=1, help="fresh processes to repeat the run in (median, range)")
     ap.add_argument("--json", default="", help=argparse.SUPPRESS)  # a child's rows, for --processes
