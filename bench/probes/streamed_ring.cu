@@ -41,6 +41,7 @@ struct Params {
   void* out;
   std::int64_t rows, cols, slice;  // slice: columns a program holds, a multiple of 16 bytes
   int groups, group_size, slots, lag, l2_ahead;
+  int mode;  // 0: fence + atomic arrival; 1: release atomic; timing only (wrong output): 2 no wait, 3 no exchange
   std::int64_t rows_per_group;     // the most rows any group takes
   float2* partials;                // [groups][rows_per_group][group_size]
   unsigned* arrivals;              // [groups][rows_per_group], counting up across launches
@@ -171,6 +172,7 @@ __global__ void __launch_bounds__(1024) ring_softmax(Params p) {
     for (int s = 0; s < p.slots; ++s) fill(s);
 
   const std::int64_t chunks = n / V;
+  float2 own = make_float2(-INFINITY, 0.f);
   for (std::int64_t i = 0; i < my_rows + p.lag; ++i) {
     if (i < my_rows) {  // row i's statistics, posted
       if (n > 0) wait_parity(&bars[i % p.slots], static_cast<unsigned>((i / p.slots) & 1));
@@ -186,26 +188,35 @@ __global__ void __launch_bounds__(1024) ring_softmax(Params p) {
         st = combine(st, make_float2(cm, part));
       }
       st = block_combine(st, scratch);
-      if (threadIdx.x == 0) {
+      if (threadIdx.x == 0 && p.mode != 3) {
         partials[i * p.group_size + k] = st;
-        __threadfence();
-        atomicAdd(&arrivals[i], 1u);
+        if (p.mode == 0) {
+          __threadfence();
+          atomicAdd(&arrivals[i], 1u);
+        } else {
+          asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&arrivals[i]) : "memory");
+        }
       }
+      if (p.mode == 3) own = st;
     }
     const std::int64_t j = i - p.lag;
     if (j < 0) continue;
     // Row j: wait for its exchange, combine the group's statistics, write the slice.
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0 && p.mode < 2) {
       while (static_cast<int>(load_acquire(&arrivals[j]) - target) < 0) {
       }
     }
     __syncthreads();
     float2 st = make_float2(-INFINITY, 0.f);
-    for (int q = threadIdx.x; q < p.group_size; q += blockDim.x) {
-      float2 o = __ldcg(&partials[j * p.group_size + q]);
-      st = combine(st, o);
+    if (p.mode == 3) {
+      st = own;  // this program's own statistics (lag 0 only): no exchange at all
+    } else {
+      for (int q = threadIdx.x; q < p.group_size; q += blockDim.x) {
+        float2 o = __ldcg(&partials[j * p.group_size + q]);
+        st = combine(st, o);
+      }
+      st = block_combine(st, scratch);
     }
-    st = block_combine(st, scratch);
     const float shift = st.x * kLog2e, inv = 1.f / st.y;
     const uint4* s = slot(j);
     uint4* dst = reinterpret_cast<uint4*>(out + row_of(j) * p.cols + col0);
@@ -272,10 +283,11 @@ static int run(int argc, char** argv) {
   const int threads = std::atoi(argv[6]);
   p.slots = std::atoi(argv[7]), p.lag = std::atoi(argv[8]), p.l2_ahead = std::atoi(argv[9]);
   const int reps = argc > 10 ? std::atoi(argv[10]) : 30;
+  p.mode = argc > 11 ? std::atoi(argv[11]) : 0;
   constexpr std::int64_t per16 = 16 / sizeof(T);
   p.slice = ((cols + p.group_size - 1) / p.group_size + per16 - 1) / per16 * per16;
   p.rows_per_group = (rows + p.groups - 1) / p.groups;
-  if (cols % per16 != 0 || p.slots < 1 || p.slots > 16 || p.lag < 0 || p.lag >= p.slots || threads % 32 != 0 ||
+  if (cols % per16 != 0 || p.slots < 1 || p.slots > 16 || p.lag < 0 || p.lag >= p.slots || p.mode < 0 || p.mode > 3 || (p.mode == 3 && p.lag != 0) || threads % 32 != 0 ||
       threads > 1024) {
     std::fprintf(stderr, "bad configuration\n");
     return 2;
@@ -288,10 +300,10 @@ static int run(int argc, char** argv) {
   const int grid = p.groups * p.group_size;
   cudaFuncAttributes attr{};
   CHECK(cudaFuncGetAttributes(&attr, ring_softmax<T>));
-  std::printf("%s %lld x %lld: %d groups of %d, %d threads, %d slots of %lld columns (%.1f KiB), lag %d, L2 ahead %d; "
+  std::printf("%s %lld x %lld: %d groups of %d, %d threads, %d slots of %lld columns (%.1f KiB), lag %d, L2 ahead %d, mode %d; "
               "%d registers, %d an SM resident\n",
               argv[1], static_cast<long long>(rows), static_cast<long long>(cols), p.groups, p.group_size, threads,
-              p.slots, static_cast<long long>(p.slice), p.slice * sizeof(T) / 1024.0, p.lag, p.l2_ahead,
+              p.slots, static_cast<long long>(p.slice), p.slice * sizeof(T) / 1024.0, p.lag, p.l2_ahead, p.mode,
               attr.numRegs, per_sm);
   if (static_cast<std::int64_t>(per_sm) * sms < grid) {
     std::printf("  refused: %d programs do not fit at once (%d an SM x %d SMs)\n", grid, per_sm, sms);
@@ -353,7 +365,7 @@ static int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc < 10) {
     std::fprintf(stderr,
-                 "usage: %s <f32|bf16> <rows> <cols> <groups> <group_size> <threads> <slots> <lag> <l2_ahead> [reps]\n",
+                 "usage: %s <f32|bf16> <rows> <cols> <groups> <group_size> <threads> <slots> <lag> <l2_ahead> [reps [mode]]\n",
                  argv[0]);
     return 2;
   }

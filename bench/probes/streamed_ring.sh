@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# On the GPU machine: builds bench/probes/streamed_ring.cu and runs it over the configurations
-# below (dtype rows cols groups group_size threads slots lag l2_ahead), one line each, then the
-# library op on the same shapes under softmax_bench.py for comparison when build-gpu/ has the C
-# library. Output to stdout; $OUT/streamed_ring.log keeps it.
+# On the GPU machine: builds bench/probes/streamed_ring.cu and runs it once for each line of
+# $CONFIGS (default bench/probes/streamed_ring.txt: dtype rows cols groups group_size threads slots
+# lag l2_ahead [reps mode]). Output to stdout and $OUT/streamed_ring.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}
