@@ -3,16 +3,7 @@
 // GPU when there is one (else on the CPU backend), checks it against a float64 reference and
 // reports time and bandwidth next to a copy of the same bytes (device-to-device, or memcpy).
 // The seed kernels are always compiled for CUDA too, so their PTX is written even without a GPU.
-//   tilejit-softmax --rows 4096 --cols 4096 [--kernel op|seed|simple|persistent] [--dtype f32|f16|bf16]
-//                   [--log] [--strategy NAME --block N --warps N --stages N --rows-per-program N --splits N
-//                   --grid persistent|per_row [--overlap] [--interleave] [--min-blocks N] [--stat-cols N]]
-//                   [--kept-bytes N] [--tune] [--dump ptx|cuda|ir] [--backend cuda|cpu] [--threads N] [--reps N]
-// --kept-bytes: shared memory a walking program keeps its slice's first blocks in (-1: the
-// default budget, 0: none; SoftmaxOptions::kept_bytes). --overlap: a group overlaps each row's
-// exchange with the next row's reads (SoftmaxConfig::overlap). --interleave: walking programs take
-// every set-size-th block of the row (SoftmaxConfig::interleave). --min-blocks: blocks each SM should
-// hold, registers capped to fit (SoftmaxConfig::min_blocks_per_sm; 0: no bound). --stat-cols:
-// the columns each running max and sum of a walk covers (SoftmaxConfig::stat_cols; 0: the default).
+// `tilejit-softmax --help` lists the options (kUsage below).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -36,6 +27,44 @@ using namespace tilejit;
 
 namespace {
 
+constexpr const char* kUsage =
+    R"(usage: tilejit-softmax [--rows M] [--cols N] [--dtype f32|f16|bf16] [--kernel op|seed|simple|persistent]
+                       [--log] [--backend cuda|cpu] [--reps N] [--dump ptx|cuda|ir] ...
+
+Runs softmax over an M x N input (default 4096 x 4096, f32), on the GPU when there is one, else on
+the CPU backend; checks the output against float64 and reports time and bandwidth beside a copy of
+the same bytes.
+
+  --rows M, --cols N      the shape
+  --dtype T               f32, f16 or bf16 (input and output)
+  --kernel K              op: the library op, which picks a strategy per shape (default);
+                          seed or persistent: the seed's persistent kernel; simple: the seed's
+                          one-row-per-program kernel
+  --log                   log_softmax instead (op only)
+  --backend B             cuda or cpu (default: cuda when a GPU is present)
+  --threads N             CPU backend threads (0: one per core)
+  --reps N                timed launches (median; default 100 on the GPU, 10 on the CPU)
+  --seed N                the random input's seed
+  --dump STAGE            write a stage of the kernels and print its path: ir, ir.lowered, ptx, cuda
+                          (CUDA C) or cubin of the CUDA kernels (compiled even without a GPU); llvm or
+                          asm of the CPU backend's, and ir and ir.lowered of both, when it runs
+  --tune                  autotune the shape first and save the result to the tuning file (op only)
+  --kept-bytes N          shared memory a walking program keeps its slice's first blocks in
+                          (-1: the default budget; 0: none)
+
+A configuration of the op's own, instead of its choice (give --strategy):
+  --strategy S            rows_2d, row_in_registers, online, split_row, cluster or group
+  --block N               columns a program handles at a time
+  --warps N, --stages N   warps per program; loads in flight in loops (also for the seed kernels)
+  --rows-per-program N    rows_2d: rows a program holds
+  --splits N              split_row, cluster, group: programs a row is split over
+  --grid G                persistent (sized from occupancy) or per_row
+  --overlap               a group overlaps each row's exchange with the next row's reads
+  --interleave            walking programs take every set-size-th block of the row
+  --min-blocks N          blocks each SM should hold, registers capped to fit (0: no bound)
+  --stat-cols N           columns each running max and sum of a walk covers (0: the default)
+)";
+
 struct Plan {
   std::string kernel;  // op, simple or persistent
   std::int64_t rows, cols, block;
@@ -56,6 +85,37 @@ std::vector<Arg> seed_arguments(const Plan& p, std::uint64_t out, std::uint64_t 
   Pointer o{out, p.dtype}, i{in, p.dtype};
   if (p.kernel == "simple") return {o, i, p.cols, p.cols, p.cols, p.block};
   return {o, i, p.cols, p.cols, p.rows, p.cols, p.block, p.num_stages};
+}
+
+// --dump's stages: the CUDA kernels' (compiled even without a GPU) and the CPU backend's.
+bool is_cuda_stage(const std::string& s) {
+  return s == "ir" || s == "ir.lowered" || s == "cuda" || s == "ptx" || s == "cubin";
+}
+bool is_cpu_stage(const std::string& s) { return s == "ir" || s == "ir.lowered" || s == "llvm" || s == "asm"; }
+
+// Writes `stage` of each kernel `compile` returns and prints its path. Under the tiered default a
+// first compile is the PTX generator's, which has no CUDA C; NVRTC's kernel is building in the
+// background, and once it is done the same compile hands it out (unless the PTX generator's
+// outranks it).
+void dump_stage(const std::string& stage, const std::function<std::vector<const CompiledKernel*>()>& compile) {
+  auto kernels = compile();
+  auto lacks_stage = [&](const CompiledKernel* k) {
+    const auto names = k->stage_names();
+    return std::find(names.begin(), names.end(), stage) == names.end();
+  };
+  if (std::any_of(kernels.begin(), kernels.end(), lacks_stage)) {
+    wait_for_background_compiles();
+    kernels = compile();
+  }
+  for (const CompiledKernel* k : kernels) {
+    // Tiered keeps the PTX generator's build where it outranks NVRTC's (fewer registers, say).
+    if (stage == "cuda" && lacks_stage(k))
+      throw Error(
+          fmt::format("kernel {} runs the PTX generator's build, which has no CUDA C; with "
+                      "TILEJIT_CODEGEN=cuda NVRTC's build runs and --dump cuda writes its CUDA C",
+                      k->metadata().kernel_name));
+    fmt::print("{}: {}\n", stage, k->write_stage(stage));  // an unavailable stage: the error names the others
+  }
 }
 
 // Median of `reps` host-clock timings of `run` after `warmup` untimed runs (CPU launches are
@@ -165,6 +225,11 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
       fmt::print("tuned over {} candidates: {} ({:.4f} ms), saved to {}\n", r.timings.size(), ops::describe(r.best),
                  r.best_ms, ops::softmax_tuning_file(backend));
     }
+    if (cpu && is_cpu_stage(args.str("dump")))
+      dump_stage(args.str("dump"), [&] {
+        return ops::compile_softmax(Pointer{0x10000, p.dtype}, Pointer{0x20000, p.dtype}, p.rows, p.cols, p.cols,
+                                    p.cols, p.log, o);
+      });
     auto plan = ops::plan_softmax(p.rows, p.cols, p.dtype, p.dtype, o);
     fmt::print("tilejit-softmax: library op{}, {} x {} {}, {} ({}), backend {}\n", p.log ? " (log_softmax)" : "",
                p.rows, p.cols, dtype_name(p.dtype), ops::describe(plan.config), ops::config_source_name(plan.source),
@@ -177,7 +242,8 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
   } else {
     const CompiledKernel& k =
         seed_kernel(p).compile(seed_arguments(p, out.address(), in.address()), seed_options(p, backend));
-    if (cpu && args.given("dump")) fmt::print("{}: {}\n", args.str("dump"), k.write_stage(args.str("dump")));
+    if (cpu && is_cpu_stage(args.str("dump")))
+      dump_stage(args.str("dump"), [&] { return std::vector<const CompiledKernel*>{&k}; });
     Grid grid = p.kernel == "simple" ? Grid(static_cast<std::uint64_t>(p.rows))
                                      : Grid(persistent_grid(k, static_cast<std::uint64_t>(p.rows)));
     grid_note = fmt::format("grid {}, ", grid.x);
@@ -238,6 +304,12 @@ int run(const examples::CliArgs& args) {
     throw Error(fmt::format("unknown --backend '{}' (cuda or cpu)", backend));
   std::string why;
   bool use_cpu = backend == "cpu" || (backend.empty() && !has_gpu(&why));
+  const std::string& dump = args.str("dump");
+  if (!dump.empty() && !is_cuda_stage(dump) && !is_cpu_stage(dump))
+    throw Error(fmt::format(
+        "unknown --dump stage '{}' (ir, ir.lowered, ptx, cuda, cubin; llvm or asm on the CPU backend)", dump));
+  if (is_cpu_stage(dump) && !is_cuda_stage(dump) && !use_cpu)
+    throw Error(fmt::format("--dump {} is a stage of the CPU backend's kernels: add --backend cpu", dump));
 
   if (p.kernel != "op") {
     p.block = examples::next_power_of_two(p.cols);
@@ -261,7 +333,11 @@ int run(const examples::CliArgs& args) {
         md.from_disk_cache ? "disk cache" : (md.codegen == "cuda" ? "nvrtc" : "ptx assembler"), md.compile_ms,
         md.codegen, md.registers, md.spill_store_bytes);
     fmt::print("PTX: {}\n", k.write_stage("ptx"));
-    if (args.given("dump") && !use_cpu) fmt::print("{}: {}\n", args.str("dump"), k.write_stage(args.str("dump")));
+    if (is_cuda_stage(args.str("dump")))
+      dump_stage(args.str("dump"), [&] {
+        return std::vector<const CompiledKernel*>{
+            &seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), seed_options(p, Backend::cuda))};
+      });
   }
 
   if (p.kernel == "op") {
@@ -273,6 +349,11 @@ int run(const examples::CliArgs& args) {
     for (const CompiledKernel* k : kernels)
       fmt::print("PTX ({}, {} registers, {} bytes spilled): {}\n", k->metadata().kernel_name, k->metadata().registers,
                  k->metadata().spill_store_bytes, k->write_stage("ptx"));
+    if (is_cuda_stage(args.str("dump")))
+      dump_stage(args.str("dump"), [&] {
+        return ops::compile_softmax(Pointer{0x10000, p.dtype}, Pointer{0x20000, p.dtype}, p.rows, p.cols, p.cols,
+                                    p.cols, p.log, cuda_options);
+      });
   }
 
   if (use_cpu) {
@@ -291,6 +372,12 @@ int run(const examples::CliArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
+  }
   try {
     examples::CliArgs args(argc, argv,
                            {{"rows", "4096"},
@@ -315,7 +402,7 @@ int main(int argc, char** argv) {
                            {"log", "tune", "overlap", "interleave"});
     return run(args);
   } catch (const Error& e) {
-    fmt::print(stderr, "tilejit-softmax: {}\n", e.what());
+    fmt::print(stderr, "tilejit-softmax: {} (tilejit-softmax --help lists the options)\n", e.what());
     return 1;
   }
 }
