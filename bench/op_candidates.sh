@@ -9,7 +9,8 @@
 #   OUT=out CANDIDATES=file SHAPES=32768x512[,MxN...] [PROCESSES=3] [REPEAT=3] bash bench/op_candidates.sh
 #
 # CANDIDATES: one tuning-file entry per line ("<element bytes> <rows band> <N band> : ..."), or
-# `table`. Writes $OUT/candidates.md (the op's and torch's rows) and $OUT/candidates_full.md (each
+# `table`; a line may hold entries for several bands, separated by " ; " (say one for f32 and one
+# for bf16: each shape's dtypes then time their own candidate in one run). Writes $OUT/candidates.md (the op's and torch's rows) and $OUT/candidates_full.md (each
 # line's whole table, one after another).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ while IFS= read -r line; do
   i=$((i + 1))
   dir=$(mktemp -d) cache=$(mktemp -d)
   if [[ $line != table ]]; then
-    printf 'tilejit-softmax-autotune v2\n%s\n' "$line" >"$cache/autotune-$device.txt"
+    printf 'tilejit-softmax-autotune v2\n%s\n' "${line// ; /$'\n'}" >"$cache/autotune-$device.txt"
   fi
   TILEJIT_CACHE_DIR=$cache python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" --out "$dir" \
     --shapes "${SHAPES:?MxN shapes}" --impls copy,tilejit_op,torch --processes "${PROCESSES:-3}" \
