@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <optional>
 #include <random>
 
 #include "cli_args.h"
@@ -378,31 +380,26 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
+  // Options the parser does not know point at --help; errors past it name what they are about.
+  const std::map<std::string, std::string> defaults = {
+      {"rows", "4096"},  {"cols", "4096"},       {"kernel", "op"},
+      {"dtype", "f32"},  {"dump", ""},           {"warps", "4"},
+      {"stages", "1"},   {"block", "0"},         {"rows-per-program", "1"},
+      {"splits", "1"},   {"grid", "persistent"}, {"strategy", ""},
+      {"reps", "100"},   {"seed", "1"},          {"backend", ""},
+      {"threads", "0"},  {"kept-bytes", "-1"},   {"min-blocks", "0"},
+      {"stat-cols", "0"}};
+  std::optional<examples::CliArgs> args;
   try {
-    examples::CliArgs args(argc, argv,
-                           {{"rows", "4096"},
-                            {"cols", "4096"},
-                            {"kernel", "op"},
-                            {"dtype", "f32"},
-                            {"dump", ""},
-                            {"warps", "4"},
-                            {"stages", "1"},
-                            {"block", "0"},
-                            {"rows-per-program", "1"},
-                            {"splits", "1"},
-                            {"grid", "persistent"},
-                            {"strategy", ""},
-                            {"reps", "100"},
-                            {"seed", "1"},
-                            {"backend", ""},
-                            {"threads", "0"},
-                            {"kept-bytes", "-1"},
-                            {"min-blocks", "0"},
-                            {"stat-cols", "0"}},
-                           {"log", "tune", "overlap", "interleave"});
-    return run(args);
+    args.emplace(argc, argv, defaults, std::initializer_list<std::string>{"log", "tune", "overlap", "interleave"});
   } catch (const Error& e) {
     fmt::print(stderr, "tilejit-softmax: {} (tilejit-softmax --help lists the options)\n", e.what());
+    return 1;
+  }
+  try {
+    return run(*args);
+  } catch (const Error& e) {
+    fmt::print(stderr, "tilejit-softmax: {}\n", e.what());
     return 1;
   }
 }
