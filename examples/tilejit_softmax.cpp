@@ -171,6 +171,17 @@ const KernelBase& seed_kernel(const Plan& p) {
   return examples::softmax_persistent();
 }
 
+// Kernels compiled without a launch, against 16-byte aligned stand-in addresses (the keys real
+// allocations get): the seed kernel for CUDA (what the GPU runs, its PTX worth showing without
+// one), and the library op's kernels under `o`.
+const CompiledKernel& seed_cuda_kernel(const Plan& p) {
+  return seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), seed_options(p, Backend::cuda));
+}
+std::vector<const CompiledKernel*> op_kernels(const Plan& p, const ops::SoftmaxOptions& o) {
+  return ops::compile_softmax(Pointer{0x10000, p.dtype}, Pointer{0x20000, p.dtype}, p.rows, p.cols, p.cols, p.cols,
+                              p.log, o);
+}
+
 // The library op's options from the command line: a forced configuration when --strategy is given.
 ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
   ops::SoftmaxOptions o;
@@ -227,11 +238,7 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
       fmt::print("tuned over {} candidates: {} ({:.4f} ms), saved to {}\n", r.timings.size(), ops::describe(r.best),
                  r.best_ms, ops::softmax_tuning_file(backend));
     }
-    if (cpu && is_cpu_stage(args.str("dump")))
-      dump_stage(args.str("dump"), [&] {
-        return ops::compile_softmax(Pointer{0x10000, p.dtype}, Pointer{0x20000, p.dtype}, p.rows, p.cols, p.cols,
-                                    p.cols, p.log, o);
-      });
+    if (cpu && is_cpu_stage(args.str("dump"))) dump_stage(args.str("dump"), [&] { return op_kernels(p, o); });
     auto plan = ops::plan_softmax(p.rows, p.cols, p.dtype, p.dtype, o);
     fmt::print("tilejit-softmax: library op{}, {} x {} {}, {} ({}), backend {}\n", p.log ? " (log_softmax)" : "",
                p.rows, p.cols, dtype_name(p.dtype), ops::describe(plan.config), ops::config_source_name(plan.source),
@@ -322,9 +329,7 @@ int run(const examples::CliArgs& args) {
     // The library's stages, but at least the next row in flight: where it launches one program per
     // row (1 stage, no loop), this runs the persistent loop all the same.
     p.num_stages = args.given("stages") ? static_cast<int>(args.integer("stages")) : std::max(seed.num_stages, 2);
-    // Always the CUDA compile: it is what the GPU runs, and its PTX is worth showing without one.
-    const CompiledKernel& k =
-        seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), seed_options(p, Backend::cuda));
+    const CompiledKernel& k = seed_cuda_kernel(p);
     const auto& md = k.metadata();
     fmt::print("tilejit-softmax: {} kernel, {} x {} {}, BLOCK_SIZE {}, {} warps, {} stages, arch {}\n", p.kernel,
                p.rows, p.cols, dtype_name(p.dtype), p.block, p.num_warps, p.num_stages, md.arch);
@@ -336,26 +341,18 @@ int run(const examples::CliArgs& args) {
         md.codegen, md.registers, md.spill_store_bytes);
     fmt::print("PTX: {}\n", k.write_stage("ptx"));
     if (is_cuda_stage(args.str("dump")))
-      dump_stage(args.str("dump"), [&] {
-        return std::vector<const CompiledKernel*>{
-            &seed_kernel(p).compile(seed_arguments(p, 0x10000, 0x20000), seed_options(p, Backend::cuda))};
-      });
+      dump_stage(args.str("dump"), [&] { return std::vector<const CompiledKernel*>{&seed_cuda_kernel(p)}; });
   }
 
   if (p.kernel == "op") {
     // The GPU's kernels are compiled even without a GPU, so their PTX can be shown.
     // A forced --strategy is shown too: the PTX printed is the kernel that runs.
     ops::SoftmaxOptions cuda_options = op_options(args, Backend::cuda);
-    auto kernels = ops::compile_softmax(Pointer{0x10000, p.dtype}, Pointer{0x20000, p.dtype}, p.rows, p.cols, p.cols,
-                                        p.cols, p.log, cuda_options);
+    auto kernels = op_kernels(p, cuda_options);
     for (const CompiledKernel* k : kernels)
       fmt::print("PTX ({}, {} registers, {} bytes spilled): {}\n", k->metadata().kernel_name, k->metadata().registers,
                  k->metadata().spill_store_bytes, k->write_stage("ptx"));
-    if (is_cuda_stage(args.str("dump")))
-      dump_stage(args.str("dump"), [&] {
-        return ops::compile_softmax(Pointer{0x10000, p.dtype}, Pointer{0x20000, p.dtype}, p.rows, p.cols, p.cols,
-                                    p.cols, p.log, cuda_options);
-      });
+    if (is_cuda_stage(args.str("dump"))) dump_stage(args.str("dump"), [&] { return op_kernels(p, cuda_options); });
   }
 
   if (use_cpu) {
