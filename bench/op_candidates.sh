@@ -10,8 +10,9 @@
 #
 # CANDIDATES: one tuning-file entry per line ("<element bytes> <rows band> <N band> : ..."), or
 # `table`; a line may hold entries for several bands, separated by " ; " (say one for f32 and one
-# for bf16: each shape's dtypes then time their own candidate in one run). Writes $OUT/candidates.md (the op's and torch's rows) and $OUT/candidates_full.md (each
-# line's whole table, one after another).
+# for bf16: each shape's dtypes then time their own candidate in one run). Writes
+# $OUT/candidates.md (the op's and torch's rows) and $OUT/candidates_full.md (each line's whole
+# table, one after another).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${TILEJIT_BUILD_DIR:-build-gpu}

@@ -101,7 +101,7 @@ class Tilejit:
         if fixed_grid and kind != "persistent":
             raise ValueError(f"bad seed configuration '{spec}@{fixed_grid}' (a grid is for persistent launches)")
         if (kind, len(numbers)) not in (("simple", 1), ("simple", 2), ("persistent", 2), ("persistent", 3)):
-            raise ValueError(f"bad seed configuration '{spec}' (simple:W[:B] or persistent:W:S[:B])")
+            raise ValueError(f"bad seed configuration '{spec}' (simple:W[:B] or persistent:W:S[:B][@G])")
         fixed = 2 if kind == "persistent" else 1  # the numbers before the optional B
         warps, stages = int(numbers[0]), int(numbers[1]) if kind == "persistent" else 1
         min_blocks = int(numbers[fixed]) if len(numbers) > fixed else 0
