@@ -26,7 +26,6 @@ of those fractions: the same kernel reads differently from one process to the ne
 clocks), more than between rounds of one process.
 """
 import argparse
-import ctypes
 import datetime
 import os
 import statistics
@@ -40,55 +39,31 @@ import triton
 import triton.testing
 
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
+import tilejit  # noqa: E402
 from triton_seed_softmax import TritonSeedSoftmax  # noqa: E402
 
-DTYPES = {torch.float32: 5, torch.float16: 3, torch.bfloat16: 4}  # tilejit::DType codes
+DTYPES = {torch.float32: tilejit.F32, torch.float16: tilejit.F16, torch.bfloat16: tilejit.BF16}
 
 
 SEED_MAX_N = 16384  # the seed kernels (tilejit's and Triton's) hold a row in registers
 
 
-class Arg(ctypes.Structure):
-    """tilejit_arg: kind 0 pointer (address, dtype), 1 integer (value)."""
-    _fields_ = [("kind", ctypes.c_int), ("dtype", ctypes.c_int), ("address", ctypes.c_uint64),
-                ("value", ctypes.c_int64), ("fvalue", ctypes.c_double)]
-
-
-class CompileOptions(ctypes.Structure):
-    """tilejit_compile_options."""
-    _fields_ = [("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int), ("min_blocks_per_sm", ctypes.c_int)]
-
-
 class Tilejit:
+    """The implementations timed here, as raw C API calls on (x, y) (examples/python/tilejit.py's
+    Library: no layout handling on the timed path)."""
+
     def __init__(self, path):
-        self.lib = ctypes.CDLL(path)
-        self.lib.tilejit_compile_with.argtypes = [ctypes.c_char_p, ctypes.POINTER(Arg), ctypes.c_int,
-                                                  ctypes.POINTER(CompileOptions), ctypes.POINTER(ctypes.c_void_p)]
-        self.lib.tilejit_launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint64] * 3 + [
-            ctypes.POINTER(Arg), ctypes.c_int, ctypes.c_void_p]
-        self.lib.tilejit_persistent_grid.argtypes = [ctypes.c_void_p, ctypes.c_uint64,
-                                                     ctypes.POINTER(ctypes.c_uint64)]
-        self.lib.tilejit_softmax_seed.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * 4 + [
-            ctypes.c_int, ctypes.c_void_p]
-        self.lib.tilejit_softmax_seed.restype = ctypes.c_int
-        self.lib.tilejit_softmax.argtypes = [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * 4 + [
-            ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
-        self.lib.tilejit_softmax.restype = ctypes.c_int
-        self.lib.tilejit_last_error.restype = ctypes.c_char_p
-        self.lib.tilejit_wait_for_background_compiles.restype = None
+        self.lib = tilejit.Library(path)
 
     def settle(self):
         """Waits for background NVRTC builds (TILEJIT_CODEGEN=tiered); a no-op otherwise."""
-        self.lib.tilejit_wait_for_background_compiles()
-
-    def _check(self, rc):
-        if rc != 0:
-            raise RuntimeError(self.lib.tilejit_last_error().decode())
+        self.lib.wait_for_background_compiles()
 
     def seed(self, x, y):
         rows, cols = x.shape
-        self._check(self.lib.tilejit_softmax_seed(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0),
-                                                  DTYPES[x.dtype], torch.cuda.current_stream().cuda_stream))
+        self.lib.softmax_seed(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0), DTYPES[x.dtype],
+                              torch.cuda.current_stream().cuda_stream)
         return y
 
     def seed_launch(self, spec, x, y):
@@ -108,30 +83,25 @@ class Tilejit:
         rows, cols = x.shape
         block = 1 << (cols - 1).bit_length()
         dtype = DTYPES[x.dtype]
-        args = [Arg(0, dtype, y.data_ptr()), Arg(0, dtype, x.data_ptr()), Arg(1, 0, 0, x.stride(0)),
-                Arg(1, 0, 0, y.stride(0))]
-        args += [Arg(1, 0, 0, v) for v in ((rows, cols, block, stages) if kind == "persistent" else (cols, block))]
-        arg_array = (Arg * len(args))(*args)
-        handle = ctypes.c_void_p()
-        options = CompileOptions(warps, 1, min_blocks)
-        self._check(self.lib.tilejit_compile_with(f"softmax_{kind}".encode(), arg_array, len(args),
-                                                  ctypes.byref(options), ctypes.byref(handle)))
-        grid = ctypes.c_uint64(rows)
+        args = [tilejit.pointer(y.data_ptr(), dtype), tilejit.pointer(x.data_ptr(), dtype),
+                tilejit.integer(x.stride(0)), tilejit.integer(y.stride(0))]
+        args += [tilejit.integer(v) for v in ((rows, cols, block, stages) if kind == "persistent" else (cols, block))]
+        kernel = self.lib.compile(f"softmax_{kind}", args, num_warps=warps, num_stages=1,
+                                  min_blocks_per_sm=min_blocks)
         if fixed_grid:
-            grid.value = int(fixed_grid)
-        elif kind == "persistent":
-            self._check(self.lib.tilejit_persistent_grid(handle, rows, ctypes.byref(grid)))
+            grid = int(fixed_grid)
+        else:
+            grid = kernel.persistent_grid(rows) if kind == "persistent" else rows
 
         def launch():
-            self._check(self.lib.tilejit_launch(handle, grid.value, 1, 1, arg_array, len(args),
-                                                torch.cuda.current_stream().cuda_stream))
+            kernel.launch(grid, args, torch.cuda.current_stream().cuda_stream)
             return y
         return launch
 
     def op(self, x, y):
         rows, cols = x.shape
-        self._check(self.lib.tilejit_softmax(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0),
-                                             DTYPES[x.dtype], DTYPES[y.dtype], torch.cuda.current_stream().cuda_stream))
+        self.lib.softmax(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0), DTYPES[x.dtype],
+                         DTYPES[y.dtype], torch.cuda.current_stream().cuda_stream)
         return y
 
 

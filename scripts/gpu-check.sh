@@ -5,14 +5,14 @@
 #
 #   bash scripts/gpu-check.sh        # results under $OUT (default ./out)
 #
-# Files written under $OUT: ctest.log, softmax.log, build.log (configure + build output), plus
+# Files written under $OUT: ctest.log, softmax.log, python.log, build.log (configure + build output), plus
 # whatever bench/run_all.sh writes there. Only the tail of stdout comes back, so the summary is
 # printed last. Every step runs under a time limit taken from one overall budget
 # (GPU_CHECK_BUDGET_S, default 540 s; the bench step at most BENCH_CAP_S, default 330 s), so the
 # whole script ends within the 10-minute call limit. BENCHES picks the benchmarks (bench/run_all.sh);
 # GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already tested in the session);
 # GPU_CHECK_TESTS_REGEX runs only the suites it matches (ctest -R); GPU_CHECK_DEMO=0 leaves out the
-# softmax demo over a few shapes (about 25 s of device time); GPU_CHECK_CMAKE_ARGS adds
+# softmax demo over a few shapes and the Python example (about 35 s of device time); GPU_CHECK_CMAKE_ARGS adds
 # configure options (e.g. -DTILEJIT_WITH_NVPTXCOMPILER=ON).
 # Steps keep going after a failure; the exit status is non-zero if any step failed.
 #
@@ -172,6 +172,10 @@ elif ((built)); then
       rm -f "$tmp"
     done
   done
+  # The Python binding on torch tensors beside torch.softmax (examples/python).
+  echo "---- examples/python/softmax_torch.py" | tee -a "$OUT/python.log"
+  TILEJIT_LIB=$ROOT/$BUILD/libtilejit_c.so run_step "python example" 60 "$OUT/python.log" \
+    python3 examples/python/softmax_torch.py
 else
   record softmax "not built" 0
 fi

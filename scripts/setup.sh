@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 JOBS=${JOBS:-2}
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 BUILD_DIR=build
-PACKAGES=(cmake g++ make libfmt-dev doctest-dev llvm-19-dev clang-format)
+PACKAGES=(cmake g++ make libfmt-dev doctest-dev llvm-19-dev clang-format python3)
 
 say() { printf 'setup: %s\n' "$*"; }
 die() {

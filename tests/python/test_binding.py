@@ -1,0 +1,73 @@
+"""examples/python/tilejit.py without a GPU or torch: every entry point typed (64-bit sizes reach
+the library whole), failures raised with tilejit's message, a library kernel compiled and its stages
+read. The C API's own error paths are tests/c_api's; this checks what the binding adds."""
+import ctypes
+import unittest
+
+import tilejit
+
+
+class Binding(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.lib = tilejit.library()
+
+    def test_kernel_names(self):
+        self.assertEqual(self.lib.kernel_names(), ["softmax_simple", "softmax_persistent"])
+
+    def test_sizes_are_64_bit(self):
+        # Untyped, ctypes would pass these as C ints: an OverflowError, or sizes cut to 32 bits.
+        with self.assertRaisesRegex(tilejit.TilejitError, "8589934592 x 3 is too large"):
+            self.lib.softmax(0x1000, 0x2000, 1 << 33, 3, 3, 3, tilejit.F32, tilejit.F32)
+
+    def test_errors_carry_the_librarys_message(self):
+        with self.assertRaisesRegex(tilejit.TilejitError, "null output pointer"):
+            self.lib.softmax(0, 0x2000, 2, 2, 2, 2, tilejit.F32, tilejit.F32)
+        with self.assertRaisesRegex(tilejit.TilejitError, "unsupported input element type i32"):
+            self.lib.softmax(0x1000, 0x2000, 2, 2, 2, 2, tilejit.I32, tilejit.F32, log=True)
+        with self.assertRaisesRegex(tilejit.TilejitError, "16384"):
+            self.lib.softmax_seed(0x1000, 0x2000, 2, 20000, 20000, 20000, tilejit.F32)
+        with self.assertRaisesRegex(tilejit.TilejitError, "(?s)unknown kernel 'nope'.*softmax_persistent"):
+            self.lib.compile("nope", [tilejit.integer(1)])
+
+    def test_nothing_to_do_is_not_an_error(self):
+        self.lib.softmax(0x1000, 0x2000, 0, 5, 5, 5, tilejit.BF16, tilejit.F32)
+        self.lib.softmax_seed(0x1000, 0x2000, 3, 0, 0, 0, tilejit.F16)
+
+    def test_a_missing_library_is_named(self):
+        with self.assertRaisesRegex(tilejit.TilejitError, "no/such/libtilejit_c.so not found.*TILEJIT_LIB"):
+            tilejit.Library("/no/such/libtilejit_c.so")
+
+    def test_compile_and_read_stages(self):
+        # out, in, in_stride, out_stride, n_rows, n_cols, BLOCK_SIZE, num_stages
+        args = [tilejit.pointer(0x10000, tilejit.F32), tilejit.pointer(0x20000, tilejit.F32)]
+        args += [tilejit.integer(v) for v in (1024, 1024, 4096, 1000, 1024, 2)]
+        has_gpu, _ = self.lib.gpu()
+        try:
+            kernel = self.lib.compile("softmax_persistent", args, num_warps=4, num_stages=2)
+        except tilejit.TilejitError as e:
+            if has_gpu or "not available" not in str(e):
+                raise
+            self.skipTest(f"neither a GPU nor the CPU backend here ({e})")
+        self.assertIn("softmax_persistent", kernel.stage("ir"))
+        # Without a GPU the library compiles for its CPU backend (LLVM), which has no PTX.
+        if has_gpu:
+            self.assertIn(".entry softmax_persistent", kernel.stage("ptx"))
+        else:
+            self.assertIn("define", kernel.stage("llvm"))
+        with self.assertRaisesRegex(tilejit.TilejitError, "no stage 'no-such-stage'"):
+            kernel.stage("no-such-stage")
+
+    def test_device_calls_without_a_gpu_say_why(self):
+        has_gpu, why = self.lib.gpu()
+        if has_gpu:
+            self.skipTest("this machine has a GPU (tests/python/test_torch_softmax.py runs there)")
+        self.assertTrue(why)
+        buffer = (ctypes.c_float * 4)()
+        with self.assertRaises(tilejit.TilejitError) as caught:
+            self.lib.softmax(ctypes.addressof(buffer), ctypes.addressof(buffer), 2, 2, 2, 2, tilejit.F32, tilejit.F32)
+        self.assertTrue(str(caught.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

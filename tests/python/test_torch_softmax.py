@@ -1,0 +1,109 @@
+"""tilejit.softmax / log_softmax / softmax_seed (examples/python/tilejit.py) on torch CUDA tensors,
+against torch's float64 softmax: the layouts a torch user passes (any dim, N-d, sliced and expanded
+rows, an `out` of another layout or overlapping the input), the dtypes in and out, and the errors.
+Exits 77 (skipped) after saying why where torch or a GPU is missing."""
+import sys
+import unittest
+
+try:
+    import torch
+except ImportError as e:
+    print(f"skipped: torch is not importable ({e})")
+    sys.exit(77)
+
+import tilejit
+
+if not torch.cuda.is_available():
+    print("skipped: torch sees no CUDA device")
+    sys.exit(77)
+has_gpu, why = tilejit.library().gpu()
+if not has_gpu:
+    print(f"skipped: tilejit sees no CUDA device ({why})")
+    sys.exit(77)
+
+
+def relative_error(y, ref):
+    return ((y.double() - ref).norm() / ref.norm().clamp_min(1e-300)).item()
+
+
+class TorchSoftmax(unittest.TestCase):
+    def expect(self, y, x, dim=-1, log=False):
+        ref = (torch.log_softmax if log else torch.softmax)(x.double(), dim)
+        self.assertEqual(y.shape, x.shape)
+        tol = 1e-5 if x.dtype == torch.float32 and y.dtype == torch.float32 else 1e-2
+        err = relative_error(y, ref)
+        self.assertLessEqual(err, tol, f"{tuple(x.shape)} {x.dtype} -> {y.dtype}, dim {dim}")
+
+    def test_dtypes_and_widths(self):
+        # Widths on both sides of the op's strategy boundaries (short rows, a row in registers,
+        # clusters, walked rows), N % 4 != 0 among them.
+        torch.manual_seed(0)
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            for rows, cols in ((4096, 1), (513, 37), (64, 1000), (256, 4096), (8, 16385), (4, 70001), (2, 1 << 20)):
+                x = torch.randn(rows, cols, device="cuda", dtype=dtype) * 4
+                with self.subTest(dtype=dtype, cols=cols):
+                    self.expect(tilejit.softmax(x), x)
+                    self.expect(tilejit.log_softmax(x), x, log=True)
+
+    def test_output_dtype(self):
+        x = torch.randn(300, 2048, device="cuda", dtype=torch.bfloat16)
+        y = tilejit.softmax(x, out_dtype=torch.float32)
+        self.assertEqual(y.dtype, torch.float32)
+        self.expect(y, x)
+
+    def test_layouts(self):
+        base = torch.randn(64, 3000, device="cuda")
+        sliced = base[:, 7:2007]                      # rows 3000 apart, misaligned start
+        self.expect(tilejit.softmax(sliced), sliced)
+        expanded = base[0].expand(5, 3000)            # row stride 0
+        self.expect(tilejit.softmax(expanded), expanded)
+        batched = torch.randn(3, 5, 777, device="cuda")
+        self.expect(tilejit.softmax(batched), batched)
+        for dim in (0, 1):                            # not the last dim: a copy, then back
+            self.expect(tilejit.softmax(batched, dim=dim), batched, dim=dim)
+        permuted = batched.permute(1, 0, 2)           # leading dims with no single stride
+        self.expect(tilejit.softmax(permuted), permuted)
+        scalar = torch.tensor(3.0, device="cuda")
+        self.assertEqual(tilejit.softmax(scalar).item(), 1.0)
+        self.assertEqual(tilejit.softmax(torch.empty(0, 5, device="cuda")).shape, (0, 5))
+
+    def test_out(self):
+        x = torch.randn(100, 500, device="cuda")
+        out = torch.empty(500, 100, device="cuda").t()  # columns adjacent: written through a temporary
+        self.assertIs(tilejit.softmax(x, out=out), out)
+        self.expect(out, x)
+        wide = torch.full((100, 600), float("nan"), device="cuda")
+        tilejit.softmax(x, out=wide[:, :500])           # rows 600 apart, written in place
+        self.expect(wide[:, :500], x)
+        self.assertTrue(wide[:, 500:].isnan().all())    # nothing past each row
+        same = x.clone()
+        tilejit.softmax(same, out=same)                 # out is the input
+        self.expect(same, x)
+
+    def test_seed(self):
+        x = torch.randn(1000, 1001, device="cuda", dtype=torch.bfloat16)
+        self.expect(tilejit.softmax_seed(x), x)
+
+    def test_stream(self):
+        x = torch.randn(2048, 4096, device="cuda")
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            y = tilejit.softmax(x)
+        side.synchronize()
+        self.expect(y, x)
+
+    def test_errors(self):
+        with self.assertRaisesRegex(tilejit.TilejitError, "on cpu: tilejit runs on the GPU"):
+            tilejit.softmax(torch.randn(4, 4))
+        with self.assertRaisesRegex(tilejit.TilejitError, "float32, float16 or bfloat16 tensors, not torch.int32"):
+            tilejit.softmax(torch.ones(4, 4, device="cuda", dtype=torch.int32))
+        with self.assertRaisesRegex(tilejit.TilejitError, "dim 2 is out of range for a 2-d tensor"):
+            tilejit.softmax(torch.randn(4, 4, device="cuda"), dim=2)
+        with self.assertRaisesRegex(tilejit.TilejitError, r"out is \(4, 5\) torch.float32; expected \(4, 4\)"):
+            tilejit.softmax(torch.randn(4, 4, device="cuda"), out=torch.empty(4, 5, device="cuda"))
+        with self.assertRaisesRegex(tilejit.TilejitError, "16384"):
+            tilejit.softmax_seed(torch.randn(2, 20000, device="cuda"))
+
+
+if __name__ == "__main__":
+    unittest.main()
