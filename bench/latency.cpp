@@ -3,7 +3,8 @@
 //   (b) first compile in a fresh process (this program re-executed), empty disk cache
 //   (c) first call in a fresh process with a warm disk cache, after context creation
 //   (d) host cost of a cache-hit launch: Kernel::launch, CompiledKernel::launch and a raw
-//       cuLaunchKernel of the same function, N launches per round, median of rounds
+//       cuLaunchKernel of the same function, N launches per round, median of rounds; then
+//       ops::softmax's per call (plan, lookup, grid, launch) at three shapes
 // Without a GPU (a) and (b) are measured, (c) as the compile alone, and (d) is replaced by the
 // host cost of a memory-cache lookup; the report says the launch numbers need a GPU.
 //
@@ -26,6 +27,7 @@
 
 #include "jit/compiled_kernel_impl.h"
 #include "runtime/driver.h"
+#include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_seed.h"
 #include "tilejit/tilejit.h"
 
@@ -327,6 +329,31 @@ int main(int argc, char** argv) {
                       "<= 1.15", verdict(ratio, 1.15)});
       rows.push_back({"    CompiledKernel::launch",
                       fmt::format("{:.2f} us ({:.3f} x raw)", compiled_us, compiled_us / raw_us), "", ""});
+      // ops::softmax as a caller sees it: the plan (tuned or shipped table), the specialization's
+      // lookup, the grid and the launch, for one shape of each kind. 200 calls a round, so the
+      // queue of kernels (1024 entries) never fills and blocks the host.
+      struct OpShape {
+        std::int64_t rows, cols;
+        DType dtype;
+      };
+      for (const OpShape& shape : {OpShape{65536, 128, DType::f32}, OpShape{4096, 1024, DType::bf16},
+                                   OpShape{16, std::int64_t{4} << 20, DType::bf16}}) {
+        const auto count = static_cast<std::size_t>(shape.rows * shape.cols);
+        Buffer x(shape.dtype, count), y(shape.dtype, count);
+        x.fill_bytes(0);
+        const Pointer xp{x.address(), shape.dtype, Memory::device}, yp{y.address(), shape.dtype, Memory::device};
+        auto op = [&] { ops::softmax(yp, xp, shape.rows, shape.cols, shape.cols, shape.cols); };
+        op();
+        wait_for_background_compiles();
+        std::vector<double> op_r;
+        for (int round = 0; round < 2 * rounds + 1; ++round) op_r.push_back(per_call_us(1, 200, true, op));
+        const double op_us = median(op_r);
+        rows.push_back({fmt::format("    ops::softmax {} x {} {} ({})", shape.rows, shape.cols, dtype_name(shape.dtype),
+                                    ops::describe(ops::plan_softmax(shape.rows, shape.cols, shape.dtype, shape.dtype,
+                                                                    {})
+                                                      .config)),
+                        fmt::format("{:.2f} us ({:.2f} x raw)", op_us, op_us / raw_us), "", ""});
+      }
     } else {
       // What a hit costs before the driver is involved: binding, key and lookup.
       auto call = seed_call(0x100000, 0x200000, kRows, kCols);

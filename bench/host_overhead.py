@@ -1,0 +1,75 @@
+"""Host time to issue one softmax from Python (the GPU kept busy, so no call waits on a kernel):
+torch.softmax, tilejit.softmax on torch tensors (examples/python/tilejit.py), its raw form on
+addresses (Library.softmax), and the bare ctypes call underneath, each over the same tensors; then
+cProfile's top entries for tilejit.softmax. Shapes where a kernel takes a few microseconds are where
+this time, not the kernel's, sets the speed a Python caller sees.
+
+Usage: python3 bench/host_overhead.py [--lib build/libtilejit_c.so] [--calls N]
+"""
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
+import tilejit  # noqa: E402
+
+
+def host_us(fn, calls, rounds=5):
+    """Median over rounds of the host time per call of `calls` calls issued back to back."""
+    fn()
+    times = []
+    for _ in range(rounds):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - start) / calls * 1e6)
+    torch.cuda.synchronize()
+    return sorted(times)[len(times) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", default="")
+    ap.add_argument("--calls", type=int, default=2000)
+    args = ap.parse_args()
+    lib = tilejit.Library(args.lib) if args.lib else tilejit.library()
+    tilejit._default = lib
+    print(f"{torch.cuda.get_device_name(0)}; host microseconds per call, median of 5 rounds of {args.calls}")
+    print(f"{'shape':>14} {'dtype':>9} {'torch':>7} {'tilejit':>8} {'Library':>8} {'ctypes':>7}")
+    for (rows, cols), dtype in (((65536, 128), torch.float32), ((4096, 1024), torch.bfloat16),
+                                ((16, 1 << 22), torch.bfloat16)):
+        x = torch.randn(rows, cols, device="cuda", dtype=dtype)
+        y = torch.empty_like(x)
+        code = tilejit.torch_dtype_code(dtype)
+        stream = torch.cuda.current_stream().cuda_stream
+        xp, yp = x.data_ptr(), y.data_ptr()
+        calls = {
+            "torch": lambda: torch.softmax(x, -1),
+            "tilejit": lambda: tilejit.softmax(x, out=y),
+            "Library": lambda: lib.softmax(yp, xp, rows, cols, cols, cols, code, code, stream),
+            "ctypes": lambda: lib.c.tilejit_softmax(yp, xp, rows, cols, cols, cols, code, code, stream),
+        }
+        n = max(50, args.calls // (1 + rows * cols // (1 << 22)))  # big shapes: fewer calls
+        t = {k: host_us(f, n) for k, f in calls.items()}
+        print(f"{rows:>6} x {cols:<7} {str(dtype)[6:]:>9} {t['torch']:>7.1f} {t['tilejit']:>8.1f}"
+              f" {t['Library']:>8.1f} {t['ctypes']:>7.1f}")
+    x = torch.randn(65536, 128, device="cuda")
+    y = torch.empty_like(x)
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(2000):
+        tilejit.softmax(x, out=y)
+    profile.disable()
+    torch.cuda.synchronize()
+    print("\ncProfile of 2000 calls of tilejit.softmax(x, out=y), 65536 x 128 f32 (tottime order):")
+    pstats.Stats(profile).sort_stats("tottime").print_stats(12)
+
+
+if __name__ == "__main__":
+    main()
