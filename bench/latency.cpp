@@ -348,11 +348,10 @@ int main(int argc, char** argv) {
         std::vector<double> op_r;
         for (int round = 0; round < 2 * rounds + 1; ++round) op_r.push_back(per_call_us(1, 200, true, op));
         const double op_us = median(op_r);
-        rows.push_back({fmt::format("    ops::softmax {} x {} {} ({})", shape.rows, shape.cols, dtype_name(shape.dtype),
-                                    ops::describe(ops::plan_softmax(shape.rows, shape.cols, shape.dtype, shape.dtype,
-                                                                    {})
-                                                      .config)),
-                        fmt::format("{:.2f} us ({:.2f} x raw)", op_us, op_us / raw_us), "", ""});
+        rows.push_back(
+            {fmt::format("    ops::softmax {} x {} {} ({})", shape.rows, shape.cols, dtype_name(shape.dtype),
+                         ops::describe(ops::plan_softmax(shape.rows, shape.cols, shape.dtype, shape.dtype, {}).config)),
+             fmt::format("{:.2f} us ({:.2f} x raw)", op_us, op_us / raw_us), "", ""});
       }
     } else {
       // What a hit costs before the driver is involved: binding, key and lookup.
