@@ -59,6 +59,7 @@ class TorchSoftmax(unittest.TestCase):
         self.expect(tilejit.softmax(expanded), expanded)
         batched = torch.randn(3, 5, 777, device="cuda")
         self.expect(tilejit.softmax(batched), batched)
+        self.expect(tilejit.softmax(batched[:, :, :700]), batched[:, :, :700])  # rows 777 apart, 3-d
         for dim in (0, 1):                            # not the last dim: a copy, then back
             self.expect(tilejit.softmax(batched, dim=dim), batched, dim=dim)
         permuted = batched.permute(1, 0, 2)           # leading dims with no single stride
@@ -76,6 +77,10 @@ class TorchSoftmax(unittest.TestCase):
         tilejit.softmax(x, out=wide[:, :500])           # rows 600 apart, written in place
         self.expect(wide[:, :500], x)
         self.assertTrue(wide[:, 500:].isnan().all())    # nothing past each row
+        batched = torch.randn(4, 6, 300, device="cuda", dtype=torch.float16)
+        into = torch.empty(4, 6, 300, device="cuda", dtype=torch.float32)
+        self.assertIs(tilejit.log_softmax(batched, out=into), into)  # out's dtype, written in place
+        self.expect(into, batched, log=True)
         same = x.clone()
         tilejit.softmax(same, out=same)                 # out is the input
         self.expect(same, x)
