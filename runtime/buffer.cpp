@@ -19,15 +19,19 @@ constexpr std::size_t kHostAlignment = 64;
 
 const char* memory_name(Memory m) { return m == Memory::device ? "device" : "host"; }
 
+std::size_t checked_bytes(DType dtype, std::size_t count) {
+  const std::size_t element = dtype_size(dtype);
+  if (count > std::numeric_limits<std::size_t>::max() / element)
+    throw Error(fmt::format("Buffer of {} {} elements: size overflows", count, dtype_name(dtype)));
+  return count * element;
+}
+
 }  // namespace
 
 Buffer::Buffer(DType dtype, std::size_t count, Memory where) : dtype_(dtype), count_(0), memory_(where) {
   if (where != Memory::device && where != Memory::host)
     throw Error("a Buffer lives in Memory::device or Memory::host (Memory::unknown is for raw Pointers)");
-  const std::size_t element = dtype_size(dtype);
-  if (count > std::numeric_limits<std::size_t>::max() / element)
-    throw Error(fmt::format("Buffer of {} {} elements: size overflows", count, dtype_name(dtype)));
-  const std::size_t size = count * element;
+  const std::size_t size = checked_bytes(dtype, count);
   if (size > 0) {
     if (where == Memory::device) {
       rt::make_context_current();  // throws CudaError with the reason when there is no GPU
@@ -45,10 +49,32 @@ Buffer::Buffer(DType dtype, std::size_t count, Memory where) : dtype_(dtype), co
   count_ = count;
 }
 
+Buffer Buffer::stream_ordered(DType dtype, std::size_t count, StreamHandle stream) {
+  Buffer b;
+  b.dtype_ = dtype;
+  b.stream_ordered_ = true;
+  b.stream_ = stream;
+  const std::size_t size = checked_bytes(dtype, count);
+  if (size > 0) {
+    rt::make_context_current();
+    CUdeviceptr ptr = 0;
+    rt::check(rt::driver().cuMemAllocAsync(&ptr, size, stream), "cuMemAllocAsync",
+              fmt::format("allocating {} bytes for {} {} elements in stream order", size, count, dtype_name(dtype)));
+    b.address_ = static_cast<std::uint64_t>(ptr);
+  }
+  b.count_ = count;
+  return b;
+}
+
 Buffer::~Buffer() { release(); }
 
 Buffer::Buffer(Buffer&& other) noexcept
-    : dtype_(other.dtype_), count_(other.count_), memory_(other.memory_), address_(other.address_) {
+    : dtype_(other.dtype_),
+      count_(other.count_),
+      memory_(other.memory_),
+      address_(other.address_),
+      stream_ordered_(other.stream_ordered_),
+      stream_(other.stream_) {
   other.count_ = 0;
   other.address_ = 0;
 }
@@ -60,6 +86,8 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     count_ = other.count_;
     memory_ = other.memory_;
     address_ = other.address_;
+    stream_ordered_ = other.stream_ordered_;
+    stream_ = other.stream_;
     other.count_ = 0;
     other.address_ = 0;
   }
@@ -74,7 +102,8 @@ void Buffer::release() noexcept {
       // Never throw from here: a failure to free (e.g. the context is gone) only leaks.
       try {
         rt::make_context_current();
-        rt::driver().cuMemFree(static_cast<CUdeviceptr>(address_));
+        const auto ptr = static_cast<CUdeviceptr>(address_);
+        stream_ordered_ ? rt::driver().cuMemFreeAsync(ptr, stream_) : rt::driver().cuMemFree(ptr);
       } catch (...) {
       }
     }

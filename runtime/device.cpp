@@ -120,6 +120,13 @@ bool has_gpu(std::string* reason) { return rt::driver_available(reason); }
 
 const DeviceProperties& device_properties() { return rt::current_device(); }
 
+bool stream_is_capturing(StreamHandle stream) {
+  rt::make_context_current();
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  rt::check(rt::driver().cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing");
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;  // active, or invalidated by an error
+}
+
 void synchronize() {
   rt::make_context_current();
   rt::check(rt::driver().cuCtxSynchronize(), "cuCtxSynchronize");

@@ -35,6 +35,8 @@ namespace tilejit::rt {
   X(cuMemcpyDtoD)                                \
   X(cuMemsetD8)                                  \
   X(cuMemsetD8Async)                             \
+  X(cuMemAllocAsync)                             \
+  X(cuMemFreeAsync)                              \
   X(cuMemcpyDtoDAsync)                           \
   X(cuModuleLoadData)                            \
   X(cuModuleUnload)                              \
@@ -46,6 +48,7 @@ namespace tilejit::rt {
   X(cuLaunchKernel)                              \
   X(cuLaunchCooperativeKernel)                   \
   X(cuStreamSynchronize)                         \
+  X(cuStreamIsCapturing)                         \
   X(cuEventCreate)                               \
   X(cuEventRecord)                               \
   X(cuEventSynchronize)                          \

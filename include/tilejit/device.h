@@ -48,6 +48,10 @@ const DeviceProperties& device_properties();
 /// (including an earlier kernel's asynchronous error) or when there is no GPU.
 void synchronize();
 
+/// True while `stream` is capturing a CUDA graph: work queued on it is recorded as the graph's
+/// nodes instead of running (cuStreamIsCapturing). Throws CudaError when there is no GPU.
+bool stream_is_capturing(StreamHandle stream);
+
 /// Where a Buffer's bytes live.
 enum class Memory {
   device,   ///< global memory of the current GPU (CUDA launches)
@@ -67,6 +71,11 @@ class Buffer {
   /// when there is no GPU (the message says why) or the device is out of memory;
   /// Memory::unknown throws tilejit::Error.
   Buffer(DType dtype, std::size_t count, Memory where = Memory::device);
+  /// Device memory allocated in `stream`'s order and freed in it when the buffer is destroyed
+  /// (cuMemAllocAsync, cuMemFreeAsync): for the work queued on `stream` in between. While the
+  /// stream captures a CUDA graph, the allocation and the free become nodes of the graph, so
+  /// each replay has its own memory where a Buffer(...) could not even be allocated.
+  static Buffer stream_ordered(DType dtype, std::size_t count, StreamHandle stream);
   ~Buffer();
 
   Buffer(Buffer&& other) noexcept;
@@ -126,6 +135,8 @@ class Buffer {
   std::size_t count_ = 0;
   Memory memory_ = Memory::device;
   std::uint64_t address_ = 0;
+  bool stream_ordered_ = false;  // freed with cuMemFreeAsync on stream_
+  StreamHandle stream_ = nullptr;
 };
 
 }  // namespace tilejit

@@ -27,11 +27,21 @@ enum class WorkspaceUse { split_partials, group_barriers };
 // One buffer per use, memory kind and stream, grown on demand: launches on one stream run in
 // order, so they may share it; another stream gets its own. The lock is held from taking the
 // buffer until the kernels are enqueued, so a concurrent growth cannot free it under them.
+// A stream capturing a CUDA graph gets a buffer of its own for each launch instead, allocated,
+// zeroed and freed in stream order: the graph replays long after, while launches outside it may
+// grow (free) or re-zero the shared one, and no allocation but a stream-ordered one may happen
+// during a capture.
 class Workspaces {
  public:
   /// `layout`: group_barriers: the group size of the launch about to use it.
   template <class Use>
   void with(WorkspaceUse what, Memory memory, StreamHandle stream, std::size_t floats, std::int64_t layout, Use&& use) {
+    if (memory == Memory::device && stream_is_capturing(stream)) {
+      Buffer own = Buffer::stream_ordered(DType::f32, floats, stream);
+      if (what == WorkspaceUse::group_barriers) own.fill_bytes_async(0, stream);
+      use(Pointer{own.address(), DType::f32, memory});
+      return;  // own is freed after the launch, in the stream's order
+    }
     std::lock_guard lock(mutex_);
     Entry& e = entries_[{what, memory, stream}];
     if (e.buffer.count() < floats) {

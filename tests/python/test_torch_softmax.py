@@ -97,6 +97,23 @@ class TorchSoftmax(unittest.TestCase):
         side.synchronize()
         self.expect(y, x)
 
+    def test_cuda_graph(self):
+        # Captured once after a warm-up call, replayed on new input: a strategy of each kind
+        # (short rows, a row in registers, clusters, walking groups with their barrier workspace).
+        for (rows, cols), dtype in (((65536, 128), torch.float32), ((4096, 1024), torch.bfloat16),
+                                    ((4096, 65536), torch.float32), ((16, 1 << 22), torch.bfloat16)):
+            with self.subTest(shape=(rows, cols), dtype=dtype):
+                x = torch.randn(rows, cols, device="cuda", dtype=dtype)
+                tilejit.softmax(x)
+                tilejit.library().wait_for_background_compiles()
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    y = tilejit.softmax(x)
+                x.copy_(torch.randn(rows, cols, device="cuda", dtype=dtype) * 3)
+                graph.replay()
+                torch.cuda.synchronize()
+                self.expect(y, x)
+
     def test_errors(self):
         with self.assertRaisesRegex(tilejit.TilejitError, "on cpu: tilejit runs on the GPU"):
             tilejit.softmax(torch.randn(4, 4))

@@ -89,6 +89,25 @@ TEST_CASE("device buffer round trip, offsets and fill") {
   CHECK(b.address() == 0);
 }
 
+TEST_CASE("stream-ordered buffers: allocated, used and freed in a stream's order") {
+  CHECK_FALSE(stream_is_capturing(nullptr));
+  const std::vector<float> in = random_floats(4099, 3);
+  {
+    Buffer b = Buffer::stream_ordered(DType::f32, in.size(), nullptr);
+    CHECK(b.memory() == Memory::device);
+    CHECK(b.address() != 0);
+    b.upload(in);  // synchronous, after the allocation on the legacy stream
+    CHECK(b.download<float>() == in);
+    Buffer moved = std::move(b);  // the stream and the way to free move along
+    CHECK(b.address() == 0);
+    moved.fill_bytes_async(0, nullptr);
+    const std::vector<float> zeros = moved.download<float>();
+    CHECK(std::all_of(zeros.begin(), zeros.end(), [](float v) { return v == 0.f; }));
+  }  // freed with cuMemFreeAsync: the device stays usable
+  synchronize();
+  CHECK(Buffer::stream_ordered(DType::bf16, 0, nullptr).address() == 0);
+}
+
 TEST_CASE("NVRTC-compiled kernel loads and computes y = 2x + 1") {
   auto kernel = load_affine();
   const int n = 1000003;
