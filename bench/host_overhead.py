@@ -1,5 +1,5 @@
 """Host time to issue one softmax from Python (the GPU kept busy, so no call waits on a kernel):
-torch.softmax, tilejit.softmax on torch tensors (examples/python/tilejit.py), its raw form on
+torch.softmax, tilejit.softmax on torch tensors (examples/python/tilejit/), its raw form on
 addresses (Library.softmax), and the bare ctypes call underneath, each over the same tensors; then
 cProfile's top entries for tilejit.softmax. Shapes where a kernel takes a few microseconds are where
 this time, not the kernel's, sets the speed a Python caller sees.
@@ -38,8 +38,9 @@ def main():
     ap.add_argument("--lib", default="")
     ap.add_argument("--calls", type=int, default=2000)
     args = ap.parse_args()
-    lib = tilejit.Library(args.lib) if args.lib else tilejit.library()
-    tilejit._default = lib
+    if args.lib:
+        os.environ["TILEJIT_LIB"] = args.lib  # before tilejit.library() first loads it
+    lib = tilejit.library()
     print(f"{torch.cuda.get_device_name(0)}; host microseconds per call, median of 5 rounds of {args.calls}")
     print(f"{'shape':>14} {'dtype':>9} {'torch':>7} {'tilejit':>8} {'Library':>8} {'ctypes':>7}")
     for (rows, cols), dtype in (((65536, 128), torch.float32), ((4096, 1024), torch.bfloat16),

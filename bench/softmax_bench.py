@@ -50,7 +50,7 @@ SEED_MAX_N = 16384  # the seed kernels (tilejit's and Triton's) hold a row in re
 
 
 class Tilejit:
-    """The implementations timed here, as raw C API calls on (x, y) (examples/python/tilejit.py's
+    """The implementations timed here, as raw C API calls on (x, y) (examples/python/tilejit/library.py's
     Library: no layout handling on the timed path)."""
 
     def __init__(self, path):

@@ -1,6 +1,5 @@
-"""examples/python/tilejit.py without a GPU or torch: every entry point typed (64-bit sizes reach
-the library whole), failures raised with tilejit's message, a library kernel compiled and its stages
-read. The C API's own error paths are tests/c_api's; this checks what the binding adds."""
+"""examples/python/tilejit without a GPU or torch: every entry point typed (64-bit sizes reach the
+library whole), failures raised with tilejit's message, a library kernel compiled and its stages read. The C API's own error paths are tests/c_api's; this checks what the binding adds."""
 import ctypes
 import unittest
 

@@ -1,6 +1,7 @@
-"""tilejit.softmax / log_softmax / softmax_seed (examples/python/tilejit.py) on torch CUDA tensors,
+"""tilejit.softmax / log_softmax / softmax_seed (examples/python/tilejit) on torch CUDA tensors,
 against torch's float64 softmax: the layouts a torch user passes (any dim, N-d, sliced and expanded
-rows, an `out` of another layout or overlapping the input), the dtypes in and out, and the errors.
+rows, an `out` of another layout or overlapping the input), the dtypes in and out, CUDA graphs,
+autograd, torch.compile and the errors.
 Exits 77 (skipped) after saying why where torch or a GPU is missing."""
 import sys
 import unittest
@@ -113,6 +114,35 @@ class TorchSoftmax(unittest.TestCase):
                 graph.replay()
                 torch.cuda.synchronize()
                 self.expect(y, x)
+
+    def test_autograd(self):
+        # Gradients against float64 torch: the operator's backward (torch's ops, float32).
+        torch.manual_seed(1)
+        for log, dtype, dim in ((False, torch.float32, -1), (True, torch.float32, 0), (False, torch.bfloat16, 1)):
+            with self.subTest(log=log, dtype=dtype, dim=dim):
+                x = (torch.randn(96, 1000, device="cuda") * 3).to(dtype).requires_grad_()
+                g = torch.randn(96, 1000, device="cuda", dtype=torch.float64)
+                y = (tilejit.log_softmax if log else tilejit.softmax)(x, dim=dim)
+                self.assertIsNotNone(y.grad_fn)
+                (y.double() * g).sum().backward()
+                ref_x = x.detach().double().requires_grad_()
+                ((torch.log_softmax if log else torch.softmax)(ref_x, dim) * g).sum().backward()
+                err = relative_error(x.grad, ref_x.grad)
+                self.assertLessEqual(err, 1e-5 if dtype == torch.float32 else 1e-2)
+
+    def test_operator(self):
+        x = torch.randn(33, 515, device="cuda")
+        torch.library.opcheck(tilejit.torch_ops.softmax_op().default, (x, -1, False, None))
+        torch.library.opcheck(tilejit.torch_ops.softmax_op().default, (x.half(), 0, True, torch.float32))
+
+    def test_torch_compile(self):
+        # fullgraph: a graph break (tilejit's ctypes call traced) would be an error.
+        for mode in ("default", "reduce-overhead"):
+            with self.subTest(mode=mode):
+                f = torch.compile(lambda t: tilejit.softmax(t * 2.0, dim=-1) * 3.0, fullgraph=True, mode=mode)
+                for _ in range(3):  # reduce-overhead records a CUDA graph on a later call
+                    x = torch.randn(256, 3000, device="cuda")
+                    self.expect(f(x).clone() / 3.0, x * 2.0)
 
     def test_errors(self):
         with self.assertRaisesRegex(tilejit.TilejitError, "on cpu: tilejit runs on the GPU"):

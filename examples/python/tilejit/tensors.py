@@ -1,0 +1,145 @@
+"""tilejit's softmax on torch tensors, run at once (eager): any dim, N-d, sliced, expanded or permuted
+inputs (copied only where no row stride spans the leading dims), an `out` of any layout (written
+through a temporary where it has no such rows, or overlaps the input), on the current stream of
+device 0.
+
+The common calls (over the last dim of a 2-D tensor with adjacent columns, or of a contiguous one)
+take a short path of a few tensor attribute reads: a Python caller pays this code's time on every
+call, and at short rows it is longer than the kernel's (bench/host_overhead.py).
+"""
+
+from .library import BF16, F16, F32, TilejitError, library
+
+_torch = None
+_codes = None
+
+
+def torch_module():
+    """torch, imported on first use (the raw Library needs no third-party module)."""
+    global _torch, _codes
+    if _torch is None:
+        import torch
+        _torch = torch
+        _codes = {torch.float32: F32, torch.float16: F16, torch.bfloat16: BF16}
+    return _torch
+
+
+def torch_dtype_code(dtype):
+    torch_module()
+    if dtype not in _codes:
+        raise TilejitError(f"softmax takes float32, float16 or bfloat16 tensors, not {dtype}")
+    return _codes[dtype]
+
+
+def _current_stream():
+    """The current CUDA stream of device 0 as an int (a CUstream)."""
+    torch = torch_module()
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what torch.cuda.current_stream reads
+    return raw(0) if raw else torch.cuda.current_stream(0).cuda_stream
+
+
+def _dim_last(t, dim):
+    """t with `dim` moved last (a view); a 0-d tensor as one element."""
+    return t.movedim(dim, -1) if t.dim() else t.reshape(1)
+
+
+def _rows_view(t):
+    """(rows, cols, row stride) when t (dim last) is stride-spaced rows of adjacent elements, as
+    the C API takes them, else None."""
+    cols = t.shape[-1]
+    rows = t.numel() // cols if cols else 0
+    if cols > 1 and t.stride(-1) != 1:
+        return None
+    try:
+        flat = t.view(rows, cols) if t.dim() != 2 else t
+    except RuntimeError:  # leading dims that no single stride spans
+        return None
+    return rows, cols, flat.stride(0) if rows > 1 else max(cols, 1)
+
+
+def _fast_rows(t):
+    """_rows_view's answer for the common layouts, from a few attribute reads: a 2-D tensor whose
+    columns are adjacent, or a contiguous one of more dims; else None."""
+    n = t.dim()
+    if n == 2 and t.stride(1) == 1:
+        rows, cols = t.shape
+        return rows, cols, t.stride(0) if rows > 1 else cols
+    if n > 2 and t.is_contiguous():
+        cols = t.shape[-1]
+        return (t.numel() // cols if cols else 0), cols, cols
+    return None
+
+
+def _check_tensor(name, t):
+    torch = torch_module()
+    if not isinstance(t, torch.Tensor):
+        raise TilejitError(f"{name}: expected a torch.Tensor, got {type(t).__name__}")
+    if t.get_device() != 0:  # -1 on the CPU
+        if t.device.type != "cuda":
+            raise TilejitError(f"{name} is on {t.device}: tilejit runs on the GPU (move it with .cuda())")
+        raise TilejitError(f"{name} is on {t.device}: tilejit runs on CUDA device 0")
+
+
+def _overlap(a, b):
+    """Whether two tensors' spans of memory meet (then out is written through a temporary: the
+    library's kernels assume the output does not alias the rows they still read)."""
+    def span(t):
+        last = sum((n - 1) * s for n, s in zip(t.shape, t.stride())) if t.numel() else -1
+        return t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size()
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 < b1 and b0 < a1
+
+
+def _launch(kind, out, x, rows, cols, in_stride, out_stride, in_code, out_code):
+    if kind == "seed":
+        library().softmax_seed(out, x, rows, cols, in_stride, out_stride, in_code, _current_stream())
+    else:
+        library().softmax(out, x, rows, cols, in_stride, out_stride, in_code, out_code, _current_stream(),
+                          log=kind == "log")
+
+
+def run(kind, x, dim, out, out_dtype):
+    """kind: "softmax", "log" or "seed"; the public functions' arguments."""
+    torch = torch_module()
+    _check_tensor("x", x)
+    out_dtype = out_dtype or (out.dtype if out is not None else x.dtype)
+    in_code, out_code = torch_dtype_code(x.dtype), torch_dtype_code(out_dtype)
+    if kind == "seed" and out_dtype != x.dtype:
+        raise TilejitError(f"softmax_seed writes x's dtype ({x.dtype}), not {out_dtype}")
+    if out is not None:
+        _check_tensor("out", out)
+        if out.shape != x.shape or out.dtype != out_dtype:
+            raise TilejitError(f"out is {tuple(out.shape)} {out.dtype}; expected {tuple(x.shape)} {out_dtype}")
+    fast = _fast_rows(x) if dim in (-1, x.dim() - 1) else None
+    if fast:  # the short path
+        rows, cols, in_stride = fast
+        if out is None:
+            out = torch.empty(x.shape, dtype=out_dtype, device=x.device)
+        fast_out = _fast_rows(out)
+        if fast_out:
+            out_stride = fast_out[2]
+            xp, op = x.data_ptr(), out.data_ptr()
+            x_end = xp + ((rows - 1) * in_stride + cols) * x.element_size()
+            o_end = op + ((rows - 1) * out_stride + cols) * out.element_size()
+            if op >= x_end or xp >= o_end or rows * cols == 0:  # out does not overlap x
+                _launch(kind, op, xp, rows, cols, in_stride, out_stride, in_code, out_code)
+                return out
+    elif not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
+        raise TilejitError(f"dim {dim} is out of range for a {x.dim()}-d tensor")
+
+    src = _dim_last(x, dim)
+    layout = _rows_view(src)
+    if layout is None:
+        src = src.contiguous()
+        layout = _rows_view(src)
+    rows, cols, in_stride = layout
+    dst = _dim_last(out, dim) if out is not None else torch.empty(src.shape, dtype=out_dtype, device=x.device)
+    dst_layout = _rows_view(dst) if not _overlap(dst, src) else None
+    target = dst if dst_layout is not None else torch.empty(src.shape, dtype=out_dtype, device=x.device)
+    out_stride = (dst_layout or _rows_view(target))[2]
+    _launch(kind, target.data_ptr(), src.data_ptr(), rows, cols, in_stride, out_stride, in_code, out_code)
+    if target is not dst:
+        dst.copy_(target)  # out's layout has no stride-spaced rows, or it overlaps x
+    if out is not None:
+        return out
+    return dst.movedim(-1, dim) if x.dim() else dst.reshape(())
