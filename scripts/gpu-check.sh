@@ -5,15 +5,15 @@
 #
 #   bash scripts/gpu-check.sh        # results under $OUT (default ./out)
 #
-# Files written under $OUT: ctest.log, softmax.log, python.log, build.log (configure + build output), plus
-# whatever bench/run_all.sh writes there. Only the tail of stdout comes back, so the summary is
-# printed last. Every step runs under a time limit taken from one overall budget
+# Files written under $OUT: ctest.log, softmax.log, python.log, build.log (configure + build
+# output), plus whatever bench/run_all.sh writes there. Only the tail of stdout comes back, so the
+# summary is printed last. Every step runs under a time limit taken from one overall budget
 # (GPU_CHECK_BUDGET_S, default 540 s; the bench step at most BENCH_CAP_S, default 330 s), so the
-# whole script ends within the 10-minute call limit. BENCHES picks the benchmarks (bench/run_all.sh);
-# GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already tested in the session);
+# whole script ends within the 10-minute call limit. BENCHES picks the benchmarks
+# (bench/run_all.sh); GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already tested in the session);
 # GPU_CHECK_TESTS_REGEX runs only the suites it matches (ctest -R); GPU_CHECK_DEMO=0 leaves out the
-# softmax demo over a few shapes and the Python example (about 35 s of device time); GPU_CHECK_CMAKE_ARGS adds
-# configure options (e.g. -DTILEJIT_WITH_NVPTXCOMPILER=ON).
+# softmax demo over a few shapes and the Python example (about 35 s of device time);
+# GPU_CHECK_CMAKE_ARGS adds configure options (e.g. -DTILEJIT_WITH_NVPTXCOMPILER=ON).
 # Steps keep going after a failure; the exit status is non-zero if any step failed.
 #
 # If fmt or doctest are not installed on the GPU machine, run scripts/stage-gpu-deps.sh here first:
@@ -126,8 +126,8 @@ if ((!built)); then
   grep -E -B 2 -A 10 'error|Error' "$buildlog" | tail -n 60 || tail -n 60 "$buildlog"
 fi
 
-# 3. Tests, every label (all suites take about 300 s on the H200 machine). format_check is left out: it needs clang-format and a git checkout,
-# neither of which the GPU machine has; CI runs it.
+# 3. Tests, every label (about 300 s on the H200 machine). format_check is left out: it needs
+# clang-format and a git checkout, neither of which the GPU machine has; CI runs it.
 banner "ctest"
 ctest_summary=""
 if ((built)) && [[ ${GPU_CHECK_TESTS:-1} == 0 ]]; then
