@@ -10,9 +10,10 @@
 # summary is printed last. Every step runs under a time limit taken from one overall budget
 # (GPU_CHECK_BUDGET_S, default 540 s; the bench step at most BENCH_CAP_S, default 330 s), so the
 # whole script ends within the 10-minute call limit. BENCHES picks the benchmarks
-# (bench/run_all.sh); GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already tested in the session);
-# GPU_CHECK_TESTS_REGEX runs only the suites it matches (ctest -R); GPU_CHECK_DEMO=0 leaves out the
-# softmax demo over a few shapes and the Python example (about 35 s of device time);
+# (bench/run_all.sh); GPU_CHECK_TESTS=0 leaves ctest out (a benchmark-only run of a tree already
+# tested in the session); GPU_CHECK_TESTS_REGEX runs only the suites it matches (ctest -R);
+# GPU_CHECK_DEMO=0 leaves out the softmax demo over a few shapes and the Python example (about 35 s
+# of device time);
 # GPU_CHECK_CMAKE_ARGS adds configure options (e.g. -DTILEJIT_WITH_NVPTXCOMPILER=ON).
 # Steps keep going after a failure; the exit status is non-zero if any step failed.
 #
