@@ -78,6 +78,22 @@ int tilejit_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64
 int tilejit_log_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
                         int64_t out_row_stride, int in_dtype, int out_dtype, void* stream);
 
+/* Where tilejit_softmax_with runs. */
+enum tilejit_backend {
+  TILEJIT_BACKEND_CUDA = 0, /* device pointers; asynchronous on the stream */
+  TILEJIT_BACKEND_CPU = 1   /* host pointers (LLVM ORC JIT); done when the call returns; no stream */
+};
+/* How tilejit_softmax_with runs (tilejit::ops::SoftmaxOptions); all zero: softmax on CUDA. */
+typedef struct tilejit_softmax_options {
+  int backend;     /* tilejit_backend */
+  int log;         /* 1: log_softmax */
+  int cpu_threads; /* CPU backend: at most this many threads; 0: one per core */
+} tilejit_softmax_options;
+/* tilejit_softmax or tilejit_log_softmax on either backend; a null `options` is all zero. */
+int tilejit_softmax_with(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                         int64_t out_row_stride, int in_dtype, int out_dtype, void* stream,
+                         const tilejit_softmax_options* options);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,17 +55,25 @@ const tilejit::KernelBase& library_kernel(const std::string& name) {
   throw tilejit::Error(fmt::format("unknown kernel '{}' (known: {})", name, tilejit_kernel_names()));
 }
 
-// ops::softmax or ops::log_softmax on device pointers and a stream, guarded.
-using SoftmaxFn = void (*)(tilejit::Pointer, tilejit::Pointer, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                           tilejit::StreamHandle, const tilejit::ops::SoftmaxOptions&);
-int device_softmax(SoftmaxFn fn, void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
-                   int64_t out_row_stride, int in_dtype, int out_dtype, void* stream) {
+// ops::softmax or ops::log_softmax on either backend's pointers, guarded.
+int run_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride, int64_t out_row_stride,
+                int in_dtype, int out_dtype, void* stream, const tilejit_softmax_options& with) {
   return guarded([&] {
+    if (with.backend != TILEJIT_BACKEND_CUDA && with.backend != TILEJIT_BACKEND_CPU)
+      throw tilejit::Error(
+          fmt::format("tilejit_softmax_with: bad backend {} (TILEJIT_BACKEND_CUDA {} or "
+                      "TILEJIT_BACKEND_CPU {})",
+                      with.backend, static_cast<int>(TILEJIT_BACKEND_CUDA), static_cast<int>(TILEJIT_BACKEND_CPU)));
+    const bool cpu = with.backend == TILEJIT_BACKEND_CPU;
     tilejit::ops::SoftmaxOptions options;
-    options.backend = tilejit::Backend::cuda;
-    fn({reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), tilejit::Memory::device},
-       {reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), tilejit::Memory::device}, rows, cols, in_row_stride,
-       out_row_stride, static_cast<tilejit::StreamHandle>(stream), options);
+    options.backend = cpu ? tilejit::Backend::cpu : tilejit::Backend::cuda;
+    options.cpu_threads = with.cpu_threads;
+    const tilejit::Memory memory = cpu ? tilejit::Memory::host : tilejit::Memory::device;
+    const tilejit::Pointer out_ptr{reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), memory};
+    const tilejit::Pointer in_ptr{reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), memory};
+    const auto on = cpu ? tilejit::StreamHandle{} : static_cast<tilejit::StreamHandle>(stream);
+    (with.log ? tilejit::ops::log_softmax : tilejit::ops::softmax)(out_ptr, in_ptr, rows, cols, in_row_stride,
+                                                                   out_row_stride, on, options);
   });
 }
 
@@ -163,14 +171,21 @@ int tilejit_softmax_seed(void* out, const void* in, int64_t rows, int64_t cols, 
 
 int tilejit_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
                     int64_t out_row_stride, int in_dtype, int out_dtype, void* stream) {
-  return device_softmax(tilejit::ops::softmax, out, in, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype,
-                        stream);
+  return run_softmax(out, in, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream, {});
 }
 
 int tilejit_log_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
                         int64_t out_row_stride, int in_dtype, int out_dtype, void* stream) {
-  return device_softmax(tilejit::ops::log_softmax, out, in, rows, cols, in_row_stride, out_row_stride, in_dtype,
-                        out_dtype, stream);
+  tilejit_softmax_options log{};
+  log.log = 1;
+  return run_softmax(out, in, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream, log);
+}
+
+int tilejit_softmax_with(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                         int64_t out_row_stride, int in_dtype, int out_dtype, void* stream,
+                         const tilejit_softmax_options* options) {
+  return run_softmax(out, in, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream,
+                     options ? *options : tilejit_softmax_options{});
 }
 
 }  // extern "C"

@@ -5,8 +5,11 @@
 #include <doctest/doctest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tilejit/c_api.h"
 
@@ -124,4 +127,37 @@ TEST_CASE("C API: without a GPU, device calls fail and say why") {
   float x[4] = {0, 0, 0, 0};
   CHECK(tilejit_softmax(x, x, 2, 2, 2, 2, TILEJIT_F32, TILEJIT_F32, nullptr) != 0);
   CHECK(!last_error().empty());
+}
+
+TEST_CASE("C API: tilejit_softmax_with runs on the CPU backend over host rows") {
+  // 3 rows of 37 columns, 40 apart in the input, against a float64 reference.
+  constexpr int rows = 3, cols = 37, in_stride = 40;
+  std::vector<float> in(rows * in_stride, 1e30f), out(rows * cols, -1.f);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) in[r * in_stride + c] = static_cast<float>((r * 7 + c * 13) % 29) * 0.25f - 3.f;
+  for (int log = 0; log <= 1; ++log) {
+    CAPTURE(log);
+    const tilejit_softmax_options options{TILEJIT_BACKEND_CPU, log, 2};
+    const int rc = tilejit_softmax_with(out.data(), in.data(), rows, cols, in_stride, cols, TILEJIT_F32, TILEJIT_F32,
+                                        nullptr, &options);
+    if (rc != 0 && last_error().find("not available") != std::string::npos) {
+      MESSAGE("skipped: this build has no CPU backend (" << last_error() << ")");
+      return;
+    }
+    REQUIRE_MESSAGE(rc == 0, last_error());
+    for (int r = 0; r < rows; ++r) {
+      double max = -1e300, sum = 0;
+      for (int c = 0; c < cols; ++c) max = std::max(max, static_cast<double>(in[r * in_stride + c]));
+      for (int c = 0; c < cols; ++c) sum += std::exp(in[r * in_stride + c] - max);
+      for (int c = 0; c < cols; ++c) {
+        const double x = in[r * in_stride + c];
+        const double want = log ? x - max - std::log(sum) : std::exp(x - max) / sum;
+        CHECK(std::fabs(out[r * cols + c] - want) <= 1e-5 * std::max(1.0, std::fabs(want)));
+      }
+    }
+  }
+  const tilejit_softmax_options bad{7, 0, 0};
+  float x = 0;
+  CHECK(tilejit_softmax_with(&x, &x, 1, 1, 1, 1, TILEJIT_F32, TILEJIT_F32, nullptr, &bad) != 0);
+  CHECK(last_error().find("bad backend 7") != std::string::npos);
 }

@@ -1,6 +1,7 @@
 """examples/python/tilejit without a GPU or torch: every entry point typed (64-bit sizes reach the
 library whole), failures raised with tilejit's message, a library kernel compiled and its stages read. The C API's own error paths are tests/c_api's; this checks what the binding adds."""
 import ctypes
+import math
 import unittest
 
 import tilejit
@@ -56,6 +57,30 @@ class Binding(unittest.TestCase):
             self.assertIn("define", kernel.stage("llvm"))
         with self.assertRaisesRegex(tilejit.TilejitError, "no stage 'no-such-stage'"):
             kernel.stage("no-such-stage")
+
+    def test_cpu_backend_on_host_memory(self):
+        # 3 rows of 37 columns, 40 apart in the input; float64 reference.
+        rows, cols, stride = 3, 37, 40
+        x = (ctypes.c_float * (rows * stride))(*[((r * 7 + c * 13) % 29) * 0.25 - 3.0 if c < cols else 1e30
+                                                 for r in range(rows) for c in range(stride)])
+        for log in (False, True):
+            y = (ctypes.c_float * (rows * cols))()
+            try:
+                self.lib.softmax(ctypes.addressof(y), ctypes.addressof(x), rows, cols, stride, cols, tilejit.F32,
+                                 tilejit.F32, log=log, backend=tilejit.CPU, cpu_threads=2)
+            except tilejit.TilejitError as e:
+                if "not available" not in str(e):
+                    raise
+                self.skipTest(f"this library has no CPU backend ({e})")
+            for r in range(rows):
+                row = [x[r * stride + c] for c in range(cols)]
+                top = max(row)
+                total = sum(math.exp(v - top) for v in row)
+                for c in range(cols):
+                    want = row[c] - top - math.log(total) if log else math.exp(row[c] - top) / total
+                    self.assertAlmostEqual(y[r * cols + c], want, delta=1e-5 * max(1.0, abs(want)))
+        with self.assertRaisesRegex(tilejit.TilejitError, "bad backend 5"):
+            self.lib.softmax(ctypes.addressof(x), ctypes.addressof(x), 1, 1, 1, 1, tilejit.F32, tilejit.F32, backend=5)
 
     def test_device_calls_without_a_gpu_say_why(self):
         has_gpu, why = self.lib.gpu()

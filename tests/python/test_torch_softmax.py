@@ -145,8 +145,10 @@ class TorchSoftmax(unittest.TestCase):
                     self.expect(f(x).clone() / 3.0, x * 2.0)
 
     def test_errors(self):
-        with self.assertRaisesRegex(tilejit.TilejitError, "on cpu: tilejit runs on the GPU"):
-            tilejit.softmax(torch.randn(4, 4))
+        with self.assertRaisesRegex(tilejit.TilejitError, "x is on meta: tilejit runs on CUDA device 0 or on the CPU"):
+            tilejit.softmax(torch.empty(4, 4, device="meta"))
+        with self.assertRaisesRegex(tilejit.TilejitError, "out is on cpu and x on cuda:0"):
+            tilejit.softmax(torch.randn(4, 4, device="cuda"), out=torch.empty(4, 4))
         with self.assertRaisesRegex(tilejit.TilejitError, "float32, float16 or bfloat16 tensors, not torch.int32"):
             tilejit.softmax(torch.ones(4, 4, device="cuda", dtype=torch.int32))
         with self.assertRaisesRegex(tilejit.TilejitError, "dim 2 is out of range for a 2-d tensor"):

@@ -19,8 +19,8 @@ builds it). tilejit runs on CUDA device 0 through its primary context, the one P
 import importlib.util
 
 from . import tensors, torch_ops
-from .library import (BF16, F16, F32, I32, I64, Arg, Compiled, CompileOptions, Library, TilejitError,
-                      default_library_path, floating, integer, library, pointer)
+from .library import (BF16, CPU, CUDA, F16, F32, I32, I64, Arg, Compiled, CompileOptions, Library,
+                      SoftmaxOptions, TilejitError, default_library_path, floating, integer, library, pointer)
 from .tensors import torch_dtype_code
 
 # The operator exists before anything is traced: torch.compile must not meet its registration.

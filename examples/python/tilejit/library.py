@@ -12,6 +12,9 @@ import os
 # tilejit_dtype codes (c_api.h)
 F16, BF16, F32 = 3, 4, 5
 I32, I64 = 1, 2
+# tilejit_backend codes: CUDA takes device addresses and a stream, CPU host addresses (and is done
+# when the call returns).
+CUDA, CPU = 0, 1
 
 
 class TilejitError(RuntimeError):
@@ -35,6 +38,11 @@ def integer(value):
 
 def floating(value):
     return Arg(2, 0, 0, 0, value)
+
+
+class SoftmaxOptions(ctypes.Structure):
+    """tilejit_softmax_options."""
+    _fields_ = [("backend", ctypes.c_int), ("log", ctypes.c_int), ("cpu_threads", ctypes.c_int)]
 
 
 class CompileOptions(ctypes.Structure):
@@ -103,6 +111,7 @@ class Library:
             "tilejit_softmax_seed": (ci, [vp, vp, i64, i64, i64, i64, ci, vp]),
             "tilejit_softmax": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, vp]),
             "tilejit_log_softmax": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, vp]),
+            "tilejit_softmax_with": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, vp, ctypes.POINTER(SoftmaxOptions)]),
         }
         for name, (restype, argtypes) in signatures.items():
             fn = getattr(c, name)
@@ -138,10 +147,17 @@ class Library:
                                                 ctypes.byref(handle)))
         return Compiled(self, handle)
 
-    def softmax(self, out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream=0, log=False):
-        """ops::softmax (or log_softmax) on device addresses; asynchronous on `stream`."""
-        fn = self.c.tilejit_log_softmax if log else self.c.tilejit_softmax
-        self._check(fn(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream))
+    def softmax(self, out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream=0, log=False,
+                backend=CUDA, cpu_threads=0):
+        """ops::softmax (or log_softmax). CUDA: on device addresses, asynchronous on `stream`; CPU:
+        on host addresses through the CPU backend (a build with LLVM), done on return."""
+        if backend == CUDA and not cpu_threads:  # the plain entry points: the fewest arguments to pack
+            fn = self.c.tilejit_log_softmax if log else self.c.tilejit_softmax
+            self._check(fn(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream))
+            return
+        options = SoftmaxOptions(backend, 1 if log else 0, cpu_threads)
+        self._check(self.c.tilejit_softmax_with(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype,
+                                                out_dtype, stream, ctypes.byref(options)))
 
     def softmax_seed(self, out, x, rows, cols, in_row_stride, out_row_stride, dtype, stream=0):
         """The seed kernel's softmax (cols <= 16384) on device addresses."""

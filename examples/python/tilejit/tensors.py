@@ -1,14 +1,14 @@
 """tilejit's softmax on torch tensors, run at once (eager): any dim, N-d, sliced, expanded or permuted
 inputs (copied only where no row stride spans the leading dims), an `out` of any layout (written
-through a temporary where it has no such rows, or overlaps the input), on the current stream of
-device 0.
+through a temporary where it has no such rows, or overlaps the input). CUDA tensors (device 0) run
+on the current stream; CPU tensors on tilejit's CPU backend (a library built with LLVM).
 
 The common calls (over the last dim of a 2-D tensor with adjacent columns, or of a contiguous one)
 take a short path of a few tensor attribute reads: a Python caller pays this code's time on every
 call, and at short rows it is longer than the kernel's (bench/host_overhead.py).
 """
 
-from .library import BF16, F16, F32, TilejitError, library
+from .library import BF16, CPU, CUDA, F16, F32, TilejitError, library
 
 _torch = None
 _codes = None
@@ -70,14 +70,17 @@ def _fast_rows(t):
     return None
 
 
-def _check_tensor(name, t):
+def _backend(name, t):
+    """CUDA for a tensor on CUDA device 0, CPU for one in host memory; else TilejitError."""
     torch = torch_module()
     if not isinstance(t, torch.Tensor):
         raise TilejitError(f"{name}: expected a torch.Tensor, got {type(t).__name__}")
-    if t.get_device() != 0:  # -1 on the CPU
-        if t.device.type != "cuda":
-            raise TilejitError(f"{name} is on {t.device}: tilejit runs on the GPU (move it with .cuda())")
-        raise TilejitError(f"{name} is on {t.device}: tilejit runs on CUDA device 0")
+    device = t.get_device()  # -1 on the CPU
+    if device == 0:
+        return CUDA
+    if device == -1 and t.device.type == "cpu":
+        return CPU
+    raise TilejitError(f"{name} is on {t.device}: tilejit runs on CUDA device 0 or on the CPU")
 
 
 def _overlap(a, b):
@@ -90,8 +93,10 @@ def _overlap(a, b):
     return a0 < b1 and b0 < a1
 
 
-def _launch(kind, out, x, rows, cols, in_stride, out_stride, in_code, out_code):
-    if kind == "seed":
+def _launch(kind, backend, out, x, rows, cols, in_stride, out_stride, in_code, out_code):
+    if backend == CPU:
+        library().softmax(out, x, rows, cols, in_stride, out_stride, in_code, out_code, log=kind == "log", backend=CPU)
+    elif kind == "seed":
         library().softmax_seed(out, x, rows, cols, in_stride, out_stride, in_code, _current_stream())
     else:
         library().softmax(out, x, rows, cols, in_stride, out_stride, in_code, out_code, _current_stream(),
@@ -101,13 +106,15 @@ def _launch(kind, out, x, rows, cols, in_stride, out_stride, in_code, out_code):
 def run(kind, x, dim, out, out_dtype):
     """kind: "softmax", "log" or "seed"; the public functions' arguments."""
     torch = torch_module()
-    _check_tensor("x", x)
+    backend = _backend("x", x)
     out_dtype = out_dtype or (out.dtype if out is not None else x.dtype)
     in_code, out_code = torch_dtype_code(x.dtype), torch_dtype_code(out_dtype)
-    if kind == "seed" and out_dtype != x.dtype:
-        raise TilejitError(f"softmax_seed writes x's dtype ({x.dtype}), not {out_dtype}")
+    if kind == "seed" and (out_dtype != x.dtype or backend == CPU):
+        raise TilejitError(f"softmax_seed runs on CUDA tensors and writes x's dtype; x is a {x.dtype} tensor on "
+                           f"{x.device}, the output {out_dtype}")
     if out is not None:
-        _check_tensor("out", out)
+        if _backend("out", out) != backend:
+            raise TilejitError(f"out is on {out.device} and x on {x.device}: both on the same device")
         if out.shape != x.shape or out.dtype != out_dtype:
             raise TilejitError(f"out is {tuple(out.shape)} {out.dtype}; expected {tuple(x.shape)} {out_dtype}")
     fast = _fast_rows(x) if dim in (-1, x.dim() - 1) else None
@@ -122,7 +129,7 @@ def run(kind, x, dim, out, out_dtype):
             x_end = xp + ((rows - 1) * in_stride + cols) * x.element_size()
             o_end = op + ((rows - 1) * out_stride + cols) * out.element_size()
             if op >= x_end or xp >= o_end or rows * cols == 0:  # out does not overlap x
-                _launch(kind, op, xp, rows, cols, in_stride, out_stride, in_code, out_code)
+                _launch(kind, backend, op, xp, rows, cols, in_stride, out_stride, in_code, out_code)
                 return out
     elif not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
         raise TilejitError(f"dim {dim} is out of range for a {x.dim()}-d tensor")
@@ -137,7 +144,7 @@ def run(kind, x, dim, out, out_dtype):
     dst_layout = _rows_view(dst) if not _overlap(dst, src) else None
     target = dst if dst_layout is not None else torch.empty(src.shape, dtype=out_dtype, device=x.device)
     out_stride = (dst_layout or _rows_view(target))[2]
-    _launch(kind, target.data_ptr(), src.data_ptr(), rows, cols, in_stride, out_stride, in_code, out_code)
+    _launch(kind, backend, target.data_ptr(), src.data_ptr(), rows, cols, in_stride, out_stride, in_code, out_code)
     if target is not dst:
         dst.copy_(target)  # out's layout has no stride-spaced rows, or it overlaps x
     if out is not None:

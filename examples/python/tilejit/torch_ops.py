@@ -3,20 +3,25 @@ and CUDA graphs under mode="reduce-overhead") and what autograd records.
 
 torch.ops.tilejit.softmax(x, dim, log, out_dtype) returns a new contiguous tensor. Its backward is
 written with torch's own operators in float32 from the saved output (softmax: y * (g - sum(g * y));
-log_softmax: g - exp(y) * sum(g)), not a tilejit kernel.
+log_softmax: g - exp(y) * sum(g)), not a tilejit kernel. It needs torch 2.4 or newer
+(torch.library.custom_op); with an older torch the calls that need it raise TilejitError.
 """
 
 from . import tensors
+from .library import TilejitError
 
 _registered = None
 
 
 def softmax_op():
-    """torch.ops.tilejit.softmax, registered on first use (torch 2.4 or newer)."""
+    """torch.ops.tilejit.softmax, registered on first use; None where torch is older than 2.4."""
     global _registered
     if _registered is not None:
-        return _registered
+        return _registered or None
     torch = tensors.torch_module()
+    if not hasattr(torch.library, "custom_op"):
+        _registered = False
+        return None
     from typing import Optional
 
     @torch.library.custom_op("tilejit::softmax", mutates_args=())
@@ -51,11 +56,16 @@ def wanted(x):
     """Whether a call must go through the operator: torch.compile is tracing it, or autograd is to
     record it (the eager path's output has no gradient function)."""
     torch = tensors.torch_module()
-    return torch.compiler.is_compiling() or (torch.is_grad_enabled() and getattr(x, "requires_grad", False))
+    compiling = hasattr(torch, "compiler") and torch.compiler.is_compiling()  # torch.compiler: 2.0 on
+    return compiling or (torch.is_grad_enabled() and getattr(x, "requires_grad", False))
 
 
 def run(log, x, dim, out, out_dtype):
-    result = softmax_op()(x, dim, log, out_dtype or (out.dtype if out is not None else None))
+    operator = softmax_op()
+    if operator is None:
+        raise TilejitError("gradients and torch.compile through tilejit need torch 2.4 or newer "
+                           f"(torch.library.custom_op); this is torch {tensors.torch_module().__version__}")
+    result = operator(x, dim, log, out_dtype or (out.dtype if out is not None else None))
     if out is None:
         return result
     out.copy_(result)
