@@ -2,11 +2,13 @@
 
   - Library (library.py): every C entry point typed; failures raise TilejitError with tilejit's
     message. Needs no third-party module.
-  - softmax / log_softmax / softmax_seed: the same on torch tensors (torch imported only when
-    called), for any dim and layout, on the current CUDA stream (tensors.py). Under torch.compile,
+  - softmax / log_softmax / softmax_seed: the same on torch tensors, for any dim and layout, CUDA
+    tensors on the current stream, CPU tensors on the CPU backend (tensors.py). Under torch.compile,
     and where autograd records the call, softmax and log_softmax run as the PyTorch operator
     torch.ops.tilejit.softmax (torch_ops.py).
 
+Where torch is installed, importing this package imports torch and registers that operator, so
+nothing torch.compile traces meets its registration; elsewhere the package loads without torch.
 The library is found at $TILEJIT_LIB, else build/libtilejit_c.so of this checkout (bash scripts/setup.sh
 builds it). tilejit runs on CUDA device 0 through its primary context, the one PyTorch uses.
 
