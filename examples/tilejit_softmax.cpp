@@ -54,7 +54,9 @@ the same bytes.
   --kept-bytes N          shared memory a walking program keeps its slice's first blocks in
                           (-1: the default budget; 0: none)
 
-A configuration of the op's own, instead of its choice (give --strategy):
+A configuration of the op's own, instead of its choice: --config, or --strategy and the rest:
+  --config "C"            in the words the op describes its plans with, e.g.
+                          "group BLOCK=8192 warps=16 stages=2 group=64 interleave"
   --strategy S            rows_2d, row_in_registers, online, split_row, cluster or group
   --block N               columns a program handles at a time
   --warps N, --stages N   warps per program; loads in flight in loops (also for the seed kernels)
@@ -182,13 +184,21 @@ std::vector<const CompiledKernel*> op_kernels(const Plan& p, const ops::SoftmaxO
                               p.log, o);
 }
 
-// The library op's options from the command line: a forced configuration when --strategy is given.
+// The library op's options from the command line: a forced configuration when --config or --strategy
+// is given.
 ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
   ops::SoftmaxOptions o;
   o.backend = backend;
   o.cpu_threads = static_cast<int>(args.integer("threads"));
   o.kept_bytes = args.integer("kept-bytes");
-  if (args.given("strategy")) {
+  const bool shaped = args.given("block") || args.given("rows-per-program") || args.given("splits") ||
+                      args.given("grid") || args.given("min-blocks") || args.given("stat-cols") ||
+                      args.flag("overlap") || args.flag("interleave");
+  if (args.given("config")) {
+    if (args.given("strategy") || shaped || args.given("warps") || args.given("stages"))
+      throw Error("--config is the whole configuration: give it without --strategy, --block, --warps and the rest");
+    o.config = ops::parse_config(args.str("config"));
+  } else if (args.given("strategy")) {
     ops::SoftmaxConfig c;
     if (!ops::parse_strategy(args.str("strategy"), c.strategy))
       throw Error(
@@ -306,8 +316,8 @@ int run(const examples::CliArgs& args) {
       (p.dtype != DType::f32 && p.dtype != DType::f16 && p.dtype != DType::bf16))
     throw Error(fmt::format("unknown --dtype '{}' (f32, f16 or bf16)", args.str("dtype")));
   if (p.rows < 1 || p.cols < 1) throw Error("--rows and --cols must be positive");
-  if (p.kernel != "op" && (p.log || args.flag("tune") || args.given("strategy")))
-    throw Error("--log, --tune and --strategy need --kernel op");
+  if (p.kernel != "op" && (p.log || args.flag("tune") || args.given("strategy") || args.given("config")))
+    throw Error("--log, --tune, --strategy and --config need --kernel op");
   const std::string& backend = args.str("backend");
   if (!backend.empty() && backend != "cuda" && backend != "cpu")
     throw Error(fmt::format("unknown --backend '{}' (cuda or cpu)", backend));
@@ -379,13 +389,13 @@ int main(int argc, char** argv) {
   }
   // Options the parser does not know point at --help; errors past it name what they are about.
   const std::map<std::string, std::string> defaults = {
-      {"rows", "4096"},  {"cols", "4096"},       {"kernel", "op"},
-      {"dtype", "f32"},  {"dump", ""},           {"warps", "4"},
-      {"stages", "1"},   {"block", "0"},         {"rows-per-program", "1"},
-      {"splits", "1"},   {"grid", "persistent"}, {"strategy", ""},
-      {"reps", "100"},   {"seed", "1"},          {"backend", ""},
-      {"threads", "0"},  {"kept-bytes", "-1"},   {"min-blocks", "0"},
-      {"stat-cols", "0"}};
+      {"rows", "4096"},   {"cols", "4096"},       {"kernel", "op"},
+      {"dtype", "f32"},   {"dump", ""},           {"warps", "4"},
+      {"stages", "1"},    {"block", "0"},         {"rows-per-program", "1"},
+      {"splits", "1"},    {"grid", "persistent"}, {"strategy", ""},
+      {"reps", "100"},    {"seed", "1"},          {"backend", ""},
+      {"threads", "0"},   {"kept-bytes", "-1"},   {"min-blocks", "0"},
+      {"stat-cols", "0"}, {"config", ""}};
   std::optional<examples::CliArgs> args;
   try {
     args.emplace(argc, argv, defaults, std::initializer_list<std::string>{"log", "tune", "overlap", "interleave"});

@@ -127,8 +127,11 @@ if ((!built)); then
   grep -E -B 2 -A 10 'error|Error' "$buildlog" | tail -n 60 || tail -n 60 "$buildlog"
 fi
 
-# 3. Tests, every label (about 300 s on the H200 machine). format_check is left out: it needs
-# clang-format and a git checkout, neither of which the GPU machine has; CI runs it.
+# 3. Tests, every label, GPU_CHECK_CTEST_JOBS suites at a time (default 4; one at a time they take
+# about 350 s on the H200 machine, the three kernel suites most of it, compiling kernels on the
+# host). Each suite keeps its own disk-cache directory or shares one that is safe between
+# processes. format_check is left out: it needs clang-format and a git checkout, neither of which
+# the GPU machine has; CI runs it.
 banner "ctest"
 ctest_summary=""
 if ((built)) && [[ ${GPU_CHECK_TESTS:-1} == 0 ]]; then
@@ -137,7 +140,8 @@ if ((built)) && [[ ${GPU_CHECK_TESTS:-1} == 0 ]]; then
 elif ((built)); then
   ctest_filter=(-E '^format_check$')
   [[ -n ${GPU_CHECK_TESTS_REGEX:-} ]] && ctest_filter+=(-R "$GPU_CHECK_TESTS_REGEX")
-  run_step ctest 360 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure --timeout 120 "${ctest_filter[@]}"
+  run_step ctest 360 "$OUT/ctest.log" ctest --test-dir "$BUILD" --output-on-failure --timeout 180 \
+    -j "${GPU_CHECK_CTEST_JOBS:-4}" "${ctest_filter[@]}"
   ctest_summary=$(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -n 1)
   # On this machine a skipped suite means the GPU was not usable (e.g. libcuda not found): a failure.
   # The CPU-backend suites are the exception: this build has no LLVM, and they say so when they skip.

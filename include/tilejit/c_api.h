@@ -88,6 +88,10 @@ typedef struct tilejit_softmax_options {
   int backend;     /* tilejit_backend */
   int log;         /* 1: log_softmax */
   int cpu_threads; /* CPU backend: at most this many threads; 0: one per core */
+  /* A configuration of the op's own instead of its choice, in the words it describes plans with
+     ("split_row BLOCK=4096 warps=4 stages=2 splits=8"; tilejit::ops::parse_config); NULL or "":
+     the op's choice. A configuration that cannot run the shape is an error, named. */
+  const char* config;
 } tilejit_softmax_options;
 /* tilejit_softmax or tilejit_log_softmax on either backend; a null `options` is all zero. */
 int tilejit_softmax_with(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,

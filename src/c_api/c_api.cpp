@@ -68,6 +68,7 @@ int run_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t i
     tilejit::ops::SoftmaxOptions options;
     options.backend = cpu ? tilejit::Backend::cpu : tilejit::Backend::cuda;
     options.cpu_threads = with.cpu_threads;
+    if (with.config && *with.config) options.config = tilejit::ops::parse_config(with.config);
     const tilejit::Memory memory = cpu ? tilejit::Memory::host : tilejit::Memory::device;
     const tilejit::Pointer out_ptr{reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), memory};
     const tilejit::Pointer in_ptr{reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), memory};

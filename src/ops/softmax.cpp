@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
+#include <vector>
 
 #include "softmax_internal.h"
 #include "tilejit/error.h"
@@ -139,6 +142,90 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.stat_cols) s += fmt::format(" stat_cols={}", c.stat_cols);
   if (c.interleave) s += " interleave";
   return s;
+}
+
+namespace {
+
+// "name=N" split at '=': false where the word has no '=' or N is not a whole number.
+bool named_number(std::string_view word, std::string_view& name, std::int64_t& value) {
+  const std::size_t eq = word.find('=');
+  if (eq == std::string_view::npos) return false;
+  name = word.substr(0, eq);
+  const std::string_view digits = word.substr(eq + 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return ec == std::errc() && end == digits.data() + digits.size();
+}
+
+}  // namespace
+
+SoftmaxConfig parse_config(std::string_view text) {
+  constexpr std::string_view kNumbered =
+      " BLOCK= warps= stages= rows/program= splits= cluster= group= min_blocks= stat_cols= ";
+  constexpr const char* kWords =
+      "the words after the strategy are BLOCK=N, warps=N, stages=N, rows/program=N, splits=N, cluster=N, group=N, "
+      "grid=persistent|per_row, overlap, interleave, min_blocks=N and stat_cols=N";
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t start = text.find_first_not_of(" \t", i);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = std::min(text.find_first_of(" \t", start), text.size());
+    words.push_back(text.substr(start, end - start));
+    i = end;
+  }
+  auto fail = [&](const std::string& why) { throw Error(fmt::format("softmax configuration '{}': {}", text, why)); };
+  SoftmaxConfig c;
+  if (words.empty()) fail("empty (it starts with a strategy, e.g. 'online BLOCK=8192 warps=16')");
+  if (!parse_strategy(words[0], c.strategy) || c.strategy == SoftmaxStrategy::automatic)
+    fail(fmt::format("unknown strategy '{}' (rows_2d, row_in_registers, online, split_row, cluster or group)",
+                     words[0]));
+  // describe() names a set by its strategy: splits of a split row, a cluster's or a group's size.
+  const char* set_word = c.strategy == SoftmaxStrategy::cluster ? "cluster"
+                         : c.strategy == SoftmaxStrategy::group ? "group"
+                                                                : "splits";
+  const bool has_set = c.strategy == SoftmaxStrategy::split_row || c.strategy == SoftmaxStrategy::cluster ||
+                       c.strategy == SoftmaxStrategy::group;
+  std::vector<std::string_view> seen;
+  bool has_block = false;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    std::string_view name = w;
+    std::int64_t v = 0;
+    const bool numeric = named_number(w, name, v);
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) fail(fmt::format("'{}' is given twice", name));
+    seen.push_back(name);
+    if (w == "overlap") c.overlap = true;
+    else if (w == "interleave") c.interleave = true;
+    else if (w.starts_with("grid=")) {
+      if (!parse_grid(w.substr(5), c.grid)) fail(fmt::format("unknown grid in '{}' (persistent or per_row)", w));
+    } else if (!numeric) {
+      fail(fmt::format("cannot read '{}' ({})", w, kWords));
+    } else if (v < 0) {
+      fail(fmt::format("'{}' is negative", w));
+    } else if (name == "BLOCK") {
+      c.block = v, has_block = true;
+    } else if (name == "warps") {
+      c.num_warps = static_cast<int>(std::min<std::int64_t>(v, 1 << 20));
+    } else if (name == "stages") {
+      c.num_stages = static_cast<int>(std::min<std::int64_t>(v, 1 << 20));
+    } else if (name == "rows/program" && c.strategy == SoftmaxStrategy::rows_2d) {
+      c.rows_per_program = v;
+    } else if (has_set && name == set_word) {
+      c.splits = v;
+    } else if (name == "min_blocks") {
+      c.min_blocks_per_sm = static_cast<int>(std::min<std::int64_t>(v, 1 << 20));
+    } else if (name == "stat_cols") {
+      c.stat_cols = v;
+    } else if (has_set && (name == "splits" || name == "cluster" || name == "group")) {
+      fail(fmt::format("'{}' does not apply to {}: its programs a row are {}=N", w, strategy_name(c.strategy),
+                       set_word));
+    } else if (kNumbered.find(fmt::format(" {}=", name)) != std::string_view::npos) {
+      fail(fmt::format("'{}' does not apply to {}", w, strategy_name(c.strategy)));
+    } else {
+      fail(fmt::format("cannot read '{}' ({})", w, kWords));
+    }
+  }
+  if (!has_block) fail("no BLOCK=N");
+  return c;
 }
 
 const char* config_source_name(ConfigSource s) {

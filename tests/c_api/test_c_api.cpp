@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilejit/c_api.h"
@@ -135,31 +136,54 @@ TEST_CASE("C API: tilejit_softmax_with runs on the CPU backend over host rows") 
   std::vector<float> in(rows * in_stride, 1e30f), out(rows * cols, -1.f);
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) in[r * in_stride + c] = static_cast<float>((r * 7 + c * 13) % 29) * 0.25f - 3.f;
-  for (int log = 0; log <= 1; ++log) {
-    CAPTURE(log);
-    const tilejit_softmax_options options{TILEJIT_BACKEND_CPU, log, 2};
-    const int rc = tilejit_softmax_with(out.data(), in.data(), rows, cols, in_stride, cols, TILEJIT_F32, TILEJIT_F32,
-                                        nullptr, &options);
-    if (!TILEJIT_TEST_CPU_BACKEND) {  // a build without LLVM: refused, saying why
-      CHECK(rc != 0);
-      CHECK(last_error().find("the CPU backend is not available") != std::string::npos);
-      MESSAGE("CPU backend cases: only the refusal checked, this build has no LLVM");
-      return;
-    }
-    REQUIRE_MESSAGE(rc == 0, last_error());
-    for (int r = 0; r < rows; ++r) {
-      double max = -1e300, sum = 0;
-      for (int c = 0; c < cols; ++c) max = std::max(max, static_cast<double>(in[r * in_stride + c]));
-      for (int c = 0; c < cols; ++c) sum += std::exp(in[r * in_stride + c] - max);
-      for (int c = 0; c < cols; ++c) {
-        const double x = in[r * in_stride + c];
-        const double want = log ? x - max - std::log(sum) : std::exp(x - max) / sum;
-        CHECK(std::fabs(out[r * cols + c] - want) <= 1e-5 * std::max(1.0, std::fabs(want)));
+  // The op's own choice, then forced configurations of three other strategies.
+  for (const char* config : {static_cast<const char*>(nullptr), "split_row BLOCK=16 warps=1 splits=3",
+                             "online BLOCK=8 warps=1 stat_cols=4", "rows_2d BLOCK=64 warps=2 rows/program=2"})
+    for (int log = 0; log <= 1; ++log) {
+      CAPTURE(log);
+      CAPTURE(config ? config : "(the op's choice)");
+      std::fill(out.begin(), out.end(), -1.f);
+      const tilejit_softmax_options options{TILEJIT_BACKEND_CPU, log, 2, config};
+      const int rc = tilejit_softmax_with(out.data(), in.data(), rows, cols, in_stride, cols, TILEJIT_F32, TILEJIT_F32,
+                                          nullptr, &options);
+      if (!TILEJIT_TEST_CPU_BACKEND) {  // a build without LLVM: refused, saying why
+        CHECK(rc != 0);
+        CHECK(last_error().find("the CPU backend is not available") != std::string::npos);
+        MESSAGE("CPU backend cases: only the refusal checked, this build has no LLVM");
+        return;
+      }
+      REQUIRE_MESSAGE(rc == 0, last_error());
+      for (int r = 0; r < rows; ++r) {
+        double max = -1e300, sum = 0;
+        for (int c = 0; c < cols; ++c) max = std::max(max, static_cast<double>(in[r * in_stride + c]));
+        for (int c = 0; c < cols; ++c) sum += std::exp(in[r * in_stride + c] - max);
+        for (int c = 0; c < cols; ++c) {
+          const double x = in[r * in_stride + c];
+          const double want = log ? x - max - std::log(sum) : std::exp(x - max) / sum;
+          CHECK(std::fabs(out[r * cols + c] - want) <= 1e-5 * std::max(1.0, std::fabs(want)));
+        }
       }
     }
-  }
-  const tilejit_softmax_options bad{7, 0, 0};
+}
+
+TEST_CASE("C API: tilejit_softmax_with names a bad backend and a configuration it cannot use") {
+  // Each is refused before any device or CPU-backend work, so with or without either.
   float x = 0;
+  const tilejit_softmax_options bad{7, 0, 0, nullptr};
   CHECK(tilejit_softmax_with(&x, &x, 1, 1, 1, 1, TILEJIT_F32, TILEJIT_F32, nullptr, &bad) != 0);
   CHECK(last_error().find("bad backend 7") != std::string::npos);
+  const std::pair<const char*, const char*> refused[] = {
+      {"splitrow BLOCK=16", "unknown strategy 'splitrow'"},
+      {"group BLOCK=4096 warps=8 splits=64", "'splits=64' does not apply to group: its programs a row are group=N"},
+      {"online warps=4", "no BLOCK=N"},
+      {"rows_2d BLOCK=64 warps=3", "num_warps must be 1, 2, 4, 8, 16 or 32"},
+      {"rows_2d BLOCK=16 warps=1", "BLOCK_COLS must hold a whole row"},  // 37 columns
+  };
+  std::vector<float> in(37), out(37);
+  for (const auto& [config, why] : refused) {
+    CAPTURE(config);
+    const tilejit_softmax_options options{TILEJIT_BACKEND_CUDA, 0, 0, config};
+    CHECK(tilejit_softmax_with(out.data(), in.data(), 1, 37, 37, 37, TILEJIT_F32, TILEJIT_F32, nullptr, &options) != 0);
+    CHECK_MESSAGE(last_error().find(why) != std::string::npos, last_error());
+  }
 }

@@ -418,3 +418,54 @@ TEST_CASE("occupancy variants of walked slices stop at the 1024 threads an SM th
     }
   }
 }
+
+TEST_CASE("parse_config reads back what describe writes, for every candidate the autotuner tries") {
+  std::size_t read = 0;
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{65536, 32},
+                            {4096, 1000},
+                            {4096, 16384},
+                            {4096, 65536},
+                            {128, 1 << 20},
+                            {1, 16 << 20}})
+    for (DType t : {DType::f32, DType::bf16})
+      for (const ops::SoftmaxConfig& c : ops::softmax_candidates(rows, cols, t, Backend::cuda)) {
+        for (const ops::SoftmaxConfig& v : ops::softmax_occupancy_variants({c}, rows, cols, t)) {
+          CAPTURE(ops::describe(v));
+          CHECK(ops::parse_config(ops::describe(v)) == v);
+          ++read;
+        }
+      }
+  CHECK(read > 100);
+  // Words in any order, spaces and tabs between them; what is left out keeps its default.
+  ops::SoftmaxConfig group{ops::SoftmaxStrategy::group, 8192, 16, 2, 1, 64};
+  group.interleave = true;
+  CHECK(ops::parse_config(" group\tinterleave group=64  stages=2 warps=16 BLOCK=8192 ") == group);
+  ops::SoftmaxConfig online{ops::SoftmaxStrategy::online, 4096};
+  CHECK(ops::parse_config("online BLOCK=4096") == online);
+}
+
+TEST_CASE("parse_config names the word it cannot use") {
+  const std::pair<const char*, const char*> refused[] = {
+      {"", "empty (it starts with a strategy"},
+      {"automatic BLOCK=64", "unknown strategy 'automatic'"},
+      {"rows_2d BLOCK=64 rows=2", "cannot read 'rows=2' (the words after the strategy are BLOCK=N"},
+      {"online BLOCK=64 rows/program=2", "'rows/program=2' does not apply to online"},
+      {"cluster BLOCK=8192 group=4", "'group=4' does not apply to cluster: its programs a row are cluster=N"},
+      {"split_row BLOCK=4096 splits=8 splits=4", "'splits' is given twice"},
+      {"online BLOCK=4k", "cannot read 'BLOCK=4k'"},
+      {"online BLOCK=-64", "'BLOCK=-64' is negative"},
+      {"online BLOCK=64 grid=each", "unknown grid in 'grid=each' (persistent or per_row)"},
+      {"online warps=4", "no BLOCK=N"},
+  };
+  for (const auto& [text, why] : refused) {
+    CAPTURE(text);
+    try {
+      ops::parse_config(text);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      CHECK_MESSAGE(message.find(why) != std::string::npos, message);
+      CHECK(message.find(std::string("softmax configuration '") + text + "'") != std::string::npos);
+    }
+  }
+}

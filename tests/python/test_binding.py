@@ -64,11 +64,12 @@ class Binding(unittest.TestCase):
         rows, cols, stride = 3, 37, 40
         x = (ctypes.c_float * (rows * stride))(*[((r * 7 + c * 13) % 29) * 0.25 - 3.0 if c < cols else 1e30
                                                  for r in range(rows) for c in range(stride)])
-        for log in (False, True):
+        # The op's choice, and a configuration forced in the words it describes plans with.
+        for log, config in ((False, None), (True, None), (False, "split_row BLOCK=16 warps=1 splits=3")):
             y = (ctypes.c_float * (rows * cols))()
             try:
                 self.lib.softmax(ctypes.addressof(y), ctypes.addressof(x), rows, cols, stride, cols, tilejit.F32,
-                                 tilejit.F32, log=log, backend=tilejit.CPU, cpu_threads=2)
+                                 tilejit.F32, log=log, backend=tilejit.CPU, cpu_threads=2, config=config)
             except tilejit.TilejitError as e:
                 if "not available" not in str(e) or os.environ.get("TILEJIT_EXPECT_CPU_BACKEND") != "0":
                     raise
@@ -82,6 +83,12 @@ class Binding(unittest.TestCase):
                     self.assertAlmostEqual(y[r * cols + c], want, delta=1e-5 * max(1.0, abs(want)))
         with self.assertRaisesRegex(tilejit.TilejitError, "bad backend 5"):
             self.lib.softmax(ctypes.addressof(x), ctypes.addressof(x), 1, 1, 1, 1, tilejit.F32, tilejit.F32, backend=5)
+
+    def test_a_configuration_it_cannot_use_is_named(self):
+        # Refused before any device or CPU-backend work: the text reaches the library whole.
+        with self.assertRaisesRegex(tilejit.TilejitError, "'split_row BLOCK=16 grid=each': unknown grid"):
+            self.lib.softmax(0x1000, 0x2000, 2, 2, 2, 2, tilejit.F32, tilejit.F32,
+                             config="split_row BLOCK=16 grid=each")
 
     def test_device_calls_without_a_gpu_say_why(self):
         has_gpu, why = self.lib.gpu()

@@ -115,6 +115,43 @@ class TorchSoftmax(unittest.TestCase):
                 torch.cuda.synchronize()
                 self.expect(y, x)
 
+    def test_cuda_graph_of_every_strategy(self):
+        # Each strategy and form forced (Library.softmax's config), captured and replayed on new
+        # input: split rows and walking groups take a workspace, which a capture allocates in
+        # stream order.
+        lib = tilejit.library()
+        cases = (
+            ((65536, 128), torch.float32, "rows_2d BLOCK=128 warps=2 rows/program=4 grid=per_row"),
+            ((4096, 1000), torch.bfloat16, "row_in_registers BLOCK=1024 warps=4 stages=2"),
+            ((512, 65536), torch.float32, "online BLOCK=8192 warps=16 stages=2"),
+            ((8, 1 << 20), torch.float32, "split_row BLOCK=4096 warps=4 stages=2 splits=32"),
+            ((4096, 65536), torch.bfloat16, "cluster BLOCK=8192 warps=8 cluster=8"),
+            ((64, 1 << 20), torch.bfloat16, "cluster BLOCK=8192 warps=16 stages=2 cluster=16"),
+            ((256, 1 << 18), torch.float32, "group BLOCK=4096 warps=8 group=64 overlap"),
+            ((16, 1 << 22), torch.float32, "group BLOCK=8192 warps=16 stages=2 group=64 interleave"),
+        )
+        for (rows, cols), dtype, config in cases:
+            for log in (False, True):
+                with self.subTest(config=config, log=log):
+                    x = torch.randn(rows, cols, device="cuda", dtype=dtype)
+                    y = torch.empty_like(x)
+                    code = tilejit.torch_dtype_code(dtype)
+
+                    def run():
+                        lib.softmax(y.data_ptr(), x.data_ptr(), rows, cols, cols, cols, code, code,
+                                    stream=torch.cuda.current_stream().cuda_stream, log=log, config=config)
+
+                    run()  # compiles
+                    lib.wait_for_background_compiles()
+                    graph = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(graph):
+                        run()
+                    x.copy_(torch.randn(rows, cols, device="cuda", dtype=dtype) * 3)
+                    y.fill_(float("nan"))
+                    graph.replay()
+                    torch.cuda.synchronize()
+                    self.expect(y, x, log=log)
+
     def test_autograd(self):
         # Gradients against float64 torch: the operator's backward (torch's ops, float32).
         torch.manual_seed(1)

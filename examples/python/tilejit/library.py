@@ -42,7 +42,8 @@ def floating(value):
 
 class SoftmaxOptions(ctypes.Structure):
     """tilejit_softmax_options."""
-    _fields_ = [("backend", ctypes.c_int), ("log", ctypes.c_int), ("cpu_threads", ctypes.c_int)]
+    _fields_ = [("backend", ctypes.c_int), ("log", ctypes.c_int), ("cpu_threads", ctypes.c_int),
+                ("config", ctypes.c_char_p)]
 
 
 class CompileOptions(ctypes.Structure):
@@ -148,14 +149,16 @@ class Library:
         return Compiled(self, handle)
 
     def softmax(self, out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream=0, log=False,
-                backend=CUDA, cpu_threads=0):
+                backend=CUDA, cpu_threads=0, config=None):
         """ops::softmax (or log_softmax). CUDA: on device addresses, asynchronous on `stream`; CPU:
-        on host addresses through the CPU backend (a build with LLVM), done on return."""
-        if backend == CUDA and not cpu_threads:  # the plain entry points: the fewest arguments to pack
+        on host addresses through the CPU backend (a build with LLVM), done on return. `config`
+        forces a configuration of the op's own, in the words it describes plans with, e.g.
+        "split_row BLOCK=4096 warps=4 stages=2 splits=8"."""
+        if backend == CUDA and not cpu_threads and not config:  # the plain entry points: fewest arguments
             fn = self.c.tilejit_log_softmax if log else self.c.tilejit_softmax
             self._check(fn(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream))
             return
-        options = SoftmaxOptions(backend, 1 if log else 0, cpu_threads)
+        options = SoftmaxOptions(backend, 1 if log else 0, cpu_threads, config.encode() if config else None)
         self._check(self.c.tilejit_softmax_with(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype,
                                                 out_dtype, stream, ctypes.byref(options)))
 

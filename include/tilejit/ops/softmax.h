@@ -91,6 +91,12 @@ struct SoftmaxConfig {
 
 /// "online BLOCK=4096 warps=8" ("... grid=per_row" when not persistent), for logs and tools.
 std::string describe(const SoftmaxConfig& c);
+/// The configuration describe() wrote: the strategy, then words in any order (BLOCK=N, warps=N,
+/// stages=N, rows/program=N, splits=N | cluster=N | group=N as the strategy names its set,
+/// grid=G, overlap, interleave, min_blocks=N, stat_cols=N); what is left out keeps SoftmaxConfig's
+/// default, BLOCK excepted. Throws tilejit::Error naming the word it cannot use. Whether the
+/// configuration can run a shape is checked where it runs.
+SoftmaxConfig parse_config(std::string_view text);
 
 struct SoftmaxOptions {
   Backend backend = Backend::automatic;
