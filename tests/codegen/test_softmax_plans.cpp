@@ -421,6 +421,8 @@ TEST_CASE("occupancy variants of walked slices stop at the 1024 threads an SM th
 
 TEST_CASE("parse_config reads back what describe writes, for every candidate the autotuner tries") {
   std::size_t read = 0;
+  std::set<std::string> strategies;
+  bool per_row = false, overlap = false, interleave = false;
   for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{65536, 32},
                             {4096, 1000},
                             {4096, 16384},
@@ -429,12 +431,26 @@ TEST_CASE("parse_config reads back what describe writes, for every candidate the
                             {1, 16 << 20}})
     for (DType t : {DType::f32, DType::bf16})
       for (const ops::SoftmaxConfig& c : ops::softmax_candidates(rows, cols, t, Backend::cuda)) {
-        for (const ops::SoftmaxConfig& v : ops::softmax_occupancy_variants({c}, rows, cols, t)) {
+        // Each as the tuner lists it, and with the words only occupancy variants and forced
+        // configurations add (the variants themselves would compile every candidate to find them).
+        ops::SoftmaxConfig bounded = c;
+        bounded.min_blocks_per_sm = 3;
+        bounded.stat_cols = 8;
+        for (const ops::SoftmaxConfig& v : {c, bounded}) {
           CAPTURE(ops::describe(v));
           CHECK(ops::parse_config(ops::describe(v)) == v);
           ++read;
         }
+        strategies.insert(ops::strategy_name(c.strategy));
+        per_row = per_row || c.grid == ops::SoftmaxGrid::per_row;
+        overlap = overlap || c.overlap;
+        interleave = interleave || c.interleave;
       }
+  // Every strategy and every word was among them.
+  CHECK(strategies.size() == 6);
+  CHECK(per_row);
+  CHECK(overlap);
+  CHECK(interleave);
   CHECK(read > 100);
   // Words in any order, spaces and tabs between them; what is left out keeps its default.
   ops::SoftmaxConfig group{ops::SoftmaxStrategy::group, 8192, 16, 2, 1, 64};
