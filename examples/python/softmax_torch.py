@@ -4,7 +4,8 @@
 
 For each shape: tilejit.softmax's error against a float64 reference, then both implementations'
 GPU time per call (CUDA events around 20 calls back to back, median of 10; L2 not flushed), the
-bandwidth that means (input read + output written), and the host time to issue one call.
+bandwidth that means (input read + output written), and the host time to issue one call. Then the
+configuration tilejit ran each shape with (tilejit.softmax_plan), and where it came from.
 bench/softmax_bench.py is the full benchmark (L2 flushed, against the copy ceiling).
 """
 import os
@@ -57,6 +58,7 @@ def main():
     cases = [((4096, 4096), torch.float32, -1), ((4096, 16384), torch.bfloat16, -1),
              ((32, 128, 1000), torch.float16, -1), ((2048, 4096), torch.float32, 0),
              ((16, 1 << 22), torch.bfloat16, -1), ((65536, 128), torch.float32, -1)]
+    plans = []
     for shape, dtype, dim in cases:
         x = torch.randn(shape, device="cuda", dtype=dtype)
         y = tilejit.softmax(x, dim=dim)
@@ -71,6 +73,10 @@ def main():
         print(f"{' x '.join(map(str, shape)):>18} {str(dtype)[6:]:>9} {dim:>3} {err:>10.1e} {t_ours:>10.1f}"
               f" {gb / t_ours * 1e6:>6.0f} {host_us(ours):>7.1f} {t_theirs:>9.1f} {gb / t_theirs * 1e6:>6.0f}"
               f" {host_us(theirs):>7.1f}")
+        plans.append((shape, dtype, dim, *tilejit.softmax_plan(x, dim=dim)))
+    print("\ntilejit's configuration (Library.softmax's config= takes the same words):")
+    for shape, dtype, dim, config, source in plans:
+        print(f"{' x '.join(map(str, shape)):>18} {str(dtype)[6:]:>9} {dim:>3}  {config} ({source})")
 
 
 if __name__ == "__main__":

@@ -98,6 +98,28 @@ int tilejit_softmax_with(void* out, const void* in, int64_t rows, int64_t cols, 
                          int64_t out_row_stride, int in_dtype, int out_dtype, void* stream,
                          const tilejit_softmax_options* options);
 
+/* Where a softmax plan's configuration came from (tilejit::ops::ConfigSource): options.config, the
+   user's tuning file, the tuned table shipped for this device, or the built-in table. */
+enum tilejit_config_source {
+  TILEJIT_CONFIG_FORCED = 0,
+  TILEJIT_CONFIG_AUTOTUNE = 1,
+  TILEJIT_CONFIG_DEVICE_TABLE = 2,
+  TILEJIT_CONFIG_TABLE = 3
+};
+/* The configuration tilejit_softmax_with would run a rows x cols problem with, in the words
+   options.config takes ("row_in_registers BLOCK=1024 warps=4 stages=2"), and where it came from
+   (tilejit_config_source) in *source unless NULL; NULL on error. Valid until the next call on this
+   thread. Needs no GPU: without one, CUDA plans are made for an H200-sized device. */
+const char* tilejit_softmax_plan(int64_t rows, int64_t cols, int in_dtype, int out_dtype,
+                                 const tilejit_softmax_options* options, int* source);
+/* Compiles, without launching, the kernels tilejit_softmax_with would launch with these arguments
+   (one, or split_row's two; the pointers' alignment is part of their specialization), writes up to
+   `capacity` handles into `kernels` and how many it compiled into *count. Their stages read with
+   tilejit_stage. Without a GPU, CUDA kernels are compiled for sm_90. */
+int tilejit_softmax_kernels(const void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                            int64_t out_row_stride, int in_dtype, int out_dtype, const tilejit_softmax_options* options,
+                            tilejit_compiled** kernels, int capacity, int* count);
+
 #ifdef __cplusplus
 }
 #endif

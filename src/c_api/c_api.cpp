@@ -4,12 +4,23 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_seed.h"
 #include "tilejit/tilejit.h"
+
+struct tilejit_compiled {
+  const tilejit::CompiledKernel* kernel;
+};
+
+// The C enums name tilejit's values.
+static_assert(TILEJIT_CONFIG_FORCED == static_cast<int>(tilejit::ops::ConfigSource::forced) &&
+              TILEJIT_CONFIG_AUTOTUNE == static_cast<int>(tilejit::ops::ConfigSource::autotune) &&
+              TILEJIT_CONFIG_DEVICE_TABLE == static_cast<int>(tilejit::ops::ConfigSource::device_table) &&
+              TILEJIT_CONFIG_TABLE == static_cast<int>(tilejit::ops::ConfigSource::table));
 
 namespace {
 
@@ -55,34 +66,48 @@ const tilejit::KernelBase& library_kernel(const std::string& name) {
   throw tilejit::Error(fmt::format("unknown kernel '{}' (known: {})", name, tilejit_kernel_names()));
 }
 
+// The op's options from the C struct (its backend checked) and the memory its pointers are in.
+tilejit::ops::SoftmaxOptions softmax_options(const char* api, const tilejit_softmax_options& with,
+                                             tilejit::Memory& memory) {
+  if (with.backend != TILEJIT_BACKEND_CUDA && with.backend != TILEJIT_BACKEND_CPU)
+    throw tilejit::Error(fmt::format("{}: bad backend {} (TILEJIT_BACKEND_CUDA {} or TILEJIT_BACKEND_CPU {})", api,
+                                     with.backend, static_cast<int>(TILEJIT_BACKEND_CUDA),
+                                     static_cast<int>(TILEJIT_BACKEND_CPU)));
+  const bool cpu = with.backend == TILEJIT_BACKEND_CPU;
+  tilejit::ops::SoftmaxOptions options;
+  options.backend = cpu ? tilejit::Backend::cpu : tilejit::Backend::cuda;
+  options.cpu_threads = with.cpu_threads;
+  if (with.config && *with.config) options.config = tilejit::ops::parse_config(with.config);
+  memory = cpu ? tilejit::Memory::host : tilejit::Memory::device;
+  return options;
+}
+
+tilejit::Pointer pointer_to(const void* p, int dtype, tilejit::Memory memory) {
+  return {reinterpret_cast<std::uint64_t>(p), dtype_of(dtype), memory};
+}
+
+// A handle for a cached kernel: it lives as long as the kernel it points at, for the process.
+tilejit_compiled* handle_for(const tilejit::CompiledKernel& k) {
+  static thread_local std::vector<std::unique_ptr<tilejit_compiled>> handles;
+  handles.push_back(std::make_unique<tilejit_compiled>(tilejit_compiled{&k}));
+  return handles.back().get();
+}
+
 // ops::softmax or ops::log_softmax on either backend's pointers, guarded.
 int run_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride, int64_t out_row_stride,
                 int in_dtype, int out_dtype, void* stream, const tilejit_softmax_options& with) {
   return guarded([&] {
-    if (with.backend != TILEJIT_BACKEND_CUDA && with.backend != TILEJIT_BACKEND_CPU)
-      throw tilejit::Error(
-          fmt::format("tilejit_softmax_with: bad backend {} (TILEJIT_BACKEND_CUDA {} or "
-                      "TILEJIT_BACKEND_CPU {})",
-                      with.backend, static_cast<int>(TILEJIT_BACKEND_CUDA), static_cast<int>(TILEJIT_BACKEND_CPU)));
-    const bool cpu = with.backend == TILEJIT_BACKEND_CPU;
-    tilejit::ops::SoftmaxOptions options;
-    options.backend = cpu ? tilejit::Backend::cpu : tilejit::Backend::cuda;
-    options.cpu_threads = with.cpu_threads;
-    if (with.config && *with.config) options.config = tilejit::ops::parse_config(with.config);
-    const tilejit::Memory memory = cpu ? tilejit::Memory::host : tilejit::Memory::device;
-    const tilejit::Pointer out_ptr{reinterpret_cast<std::uint64_t>(out), dtype_of(out_dtype), memory};
-    const tilejit::Pointer in_ptr{reinterpret_cast<std::uint64_t>(in), dtype_of(in_dtype), memory};
-    const auto on = cpu ? tilejit::StreamHandle{} : static_cast<tilejit::StreamHandle>(stream);
-    (with.log ? tilejit::ops::log_softmax : tilejit::ops::softmax)(out_ptr, in_ptr, rows, cols, in_row_stride,
-                                                                   out_row_stride, on, options);
+    tilejit::Memory memory{};
+    const tilejit::ops::SoftmaxOptions options = softmax_options("tilejit_softmax_with", with, memory);
+    const auto on =
+        memory == tilejit::Memory::host ? tilejit::StreamHandle{} : static_cast<tilejit::StreamHandle>(stream);
+    (with.log ? tilejit::ops::log_softmax : tilejit::ops::softmax)(pointer_to(out, out_dtype, memory),
+                                                                   pointer_to(in, in_dtype, memory), rows, cols,
+                                                                   in_row_stride, out_row_stride, on, options);
   });
 }
 
 }  // namespace
-
-struct tilejit_compiled {
-  const tilejit::CompiledKernel* kernel;
-};
 
 extern "C" {
 
@@ -113,11 +138,7 @@ int compile_named(const char* api, const char* kernel, const tilejit_arg* args, 
     options.min_blocks_per_sm = with->min_blocks_per_sm;
     const tilejit::KernelBase& library = library_kernel(kernel);
     const std::vector<tilejit::Arg> list = to_args(args, n_args);
-    const tilejit::CompiledKernel& k = library.compile(list, options);
-    // Handles live as long as the cached kernel they point at: for the process.
-    static thread_local std::vector<std::unique_ptr<tilejit_compiled>> handles;
-    handles.push_back(std::make_unique<tilejit_compiled>(tilejit_compiled{&k}));
-    *out = handles.back().get();
+    *out = handle_for(library.compile(list, options));
   });
 }
 
@@ -187,6 +208,40 @@ int tilejit_softmax_with(void* out, const void* in, int64_t rows, int64_t cols, 
                          const tilejit_softmax_options* options) {
   return run_softmax(out, in, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream,
                      options ? *options : tilejit_softmax_options{});
+}
+
+const char* tilejit_softmax_plan(int64_t rows, int64_t cols, int in_dtype, int out_dtype,
+                                 const tilejit_softmax_options* options, int* source) {
+  static thread_local std::string text;
+  const char* result = nullptr;
+  guarded([&] {
+    tilejit::Memory memory{};
+    const auto plan = tilejit::ops::plan_softmax(
+        rows, cols, dtype_of(in_dtype), dtype_of(out_dtype),
+        softmax_options("tilejit_softmax_plan", options ? *options : tilejit_softmax_options{}, memory));
+    text = tilejit::ops::describe(plan.config);
+    if (source) *source = static_cast<int>(plan.source);
+    result = text.c_str();
+  });
+  return result;
+}
+
+int tilejit_softmax_kernels(const void* out, const void* in, int64_t rows, int64_t cols, int64_t in_row_stride,
+                            int64_t out_row_stride, int in_dtype, int out_dtype, const tilejit_softmax_options* options,
+                            tilejit_compiled** kernels, int capacity, int* count) {
+  return guarded([&] {
+    if (!count || (capacity > 0 && !kernels) || capacity < 0)
+      throw tilejit::Error("tilejit_softmax_kernels: null count, or no room for the kernels");
+    const tilejit_softmax_options with = options ? *options : tilejit_softmax_options{};
+    tilejit::Memory memory{};
+    const auto op = softmax_options("tilejit_softmax_kernels", with, memory);
+    const auto compiled =
+        tilejit::ops::compile_softmax(pointer_to(out, out_dtype, memory), pointer_to(in, in_dtype, memory), rows, cols,
+                                      in_row_stride, out_row_stride, with.log != 0, op);
+    *count = static_cast<int>(compiled.size());
+    for (std::size_t i = 0; i < compiled.size() && static_cast<int>(i) < capacity; ++i)
+      kernels[i] = handle_for(*compiled[i]);
+  });
 }
 
 }  // extern "C"

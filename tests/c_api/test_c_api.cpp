@@ -187,3 +187,71 @@ TEST_CASE("C API: tilejit_softmax_with names a bad backend and a configuration i
     CHECK_MESSAGE(last_error().find(why) != std::string::npos, last_error());
   }
 }
+
+TEST_CASE("C API: tilejit_softmax_plan names the configuration and where it came from") {
+  int source = -1;
+  // Forced: the text comes back in describe()'s order, whatever order it was given in.
+  const tilejit_softmax_options forced{TILEJIT_BACKEND_CUDA, 0, 0, "split_row splits=8 stages=2 warps=4 BLOCK=4096"};
+  const char* text = tilejit_softmax_plan(4, 1 << 20, TILEJIT_F32, TILEJIT_F32, &forced, &source);
+  REQUIRE_MESSAGE(text != nullptr, last_error());
+  CHECK(std::string(text) == "split_row BLOCK=4096 warps=4 stages=2 splits=8");
+  CHECK(source == TILEJIT_CONFIG_FORCED);
+  // The op's choice: without a GPU the built-in table's (no device to have a tuned table for):
+  // 16 rows of 128 columns a program (2048 f32) over 4 warps.
+  text = tilejit_softmax_plan(65536, 128, TILEJIT_F32, TILEJIT_F32, nullptr, &source);
+  REQUIRE_MESSAGE(text != nullptr, last_error());
+  const std::string chosen = text;
+  if (!tilejit_has_gpu()) {
+    CHECK(chosen == "rows_2d BLOCK=128 warps=4 rows/program=16");
+    CHECK(source == TILEJIT_CONFIG_TABLE);
+  }
+  // Whatever it is, it reads back as a forced configuration.
+  const tilejit_softmax_options again{TILEJIT_BACKEND_CUDA, 0, 0, chosen.c_str()};
+  text = tilejit_softmax_plan(65536, 128, TILEJIT_F32, TILEJIT_F32, &again, nullptr);
+  REQUIRE_MESSAGE(text != nullptr, last_error());
+  CHECK(std::string(text) == chosen);
+  // Errors: null, and the message names the problem.
+  CHECK(tilejit_softmax_plan(0, 128, TILEJIT_F32, TILEJIT_F32, nullptr, &source) == nullptr);
+  CHECK(last_error().find("0 x 128 has no elements") != std::string::npos);
+  const tilejit_softmax_options wide{TILEJIT_BACKEND_CUDA, 0, 0, "rows_2d BLOCK=64 warps=2"};
+  CHECK(tilejit_softmax_plan(4, 100, TILEJIT_F32, TILEJIT_F32, &wide, &source) == nullptr);
+  CHECK(last_error().find("BLOCK_COLS must hold a whole row") != std::string::npos);
+}
+
+TEST_CASE("C API: tilejit_softmax_kernels compiles the kernels a softmax would launch, without a GPU") {
+  // CUDA kernels compile for sm_90 where there is no GPU: their PTX can be read anywhere.
+  const tilejit_softmax_options split{TILEJIT_BACKEND_CUDA, 0, 0, "split_row BLOCK=4096 warps=4 stages=2 splits=8"};
+  const auto out = reinterpret_cast<void*>(std::uintptr_t{0x10000});
+  const auto in = reinterpret_cast<const void*>(std::uintptr_t{0x20000});
+  tilejit_compiled* kernels[2] = {nullptr, nullptr};
+  int count = 0;
+  REQUIRE_MESSAGE(tilejit_softmax_kernels(out, in, 4, 1 << 20, 1 << 20, 1 << 20, TILEJIT_BF16, TILEJIT_F32, &split,
+                                          kernels, 2, &count) == 0,
+                  last_error());
+  REQUIRE(count == 2);
+  const char* names[] = {"softmax_split_partials", "softmax_split_normalize"};
+  for (int i = 0; i < 2; ++i) {
+    CAPTURE(names[i]);
+    REQUIRE(kernels[i] != nullptr);
+    const char* ptx = tilejit_stage(kernels[i], "ptx");
+    REQUIRE_MESSAGE(ptx != nullptr, last_error());
+    CHECK(std::string(ptx).find(std::string(".entry ") + names[i]) != std::string::npos);
+  }
+  // Room for fewer: the count still says how many there are; only what fits is written.
+  tilejit_compiled* first[1] = {nullptr};
+  REQUIRE(tilejit_softmax_kernels(out, in, 4, 1 << 20, 1 << 20, 1 << 20, TILEJIT_BF16, TILEJIT_F32, &split, first, 1,
+                                  &count) == 0);
+  CHECK(count == 2);
+  CHECK(first[0] != nullptr);
+  // The op's own choice: one kernel, log_softmax's; without a GPU the built-in table holds the row
+  // in registers.
+  const tilejit_softmax_options log{TILEJIT_BACKEND_CUDA, 1, 0, nullptr};
+  REQUIRE_MESSAGE(
+      tilejit_softmax_kernels(out, in, 4096, 1024, 1024, 1024, TILEJIT_F32, TILEJIT_F32, &log, kernels, 2, &count) == 0,
+      last_error());
+  CHECK(count == 1);
+  if (!tilejit_has_gpu())
+    CHECK(std::string(tilejit_stage(kernels[0], "ir")).find("softmax_row_op") != std::string::npos);
+  CHECK(tilejit_softmax_kernels(out, in, 4, 8, 8, 8, TILEJIT_F32, TILEJIT_F32, nullptr, kernels, 2, nullptr) != 0);
+  CHECK(last_error().find("tilejit_softmax_kernels: null count") != std::string::npos);
+}

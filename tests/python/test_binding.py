@@ -90,6 +90,21 @@ class Binding(unittest.TestCase):
             self.lib.softmax(0x1000, 0x2000, 2, 2, 2, 2, tilejit.F32, tilejit.F32,
                              config="split_row BLOCK=16 grid=each")
 
+    def test_plan_and_kernels_for_inspection(self):
+        # Neither needs a GPU: CUDA kernels compile for sm_90 without one.
+        text, source = self.lib.softmax_plan(4, 1 << 20, tilejit.BF16,
+                                             config="split_row splits=8 BLOCK=4096 warps=4 stages=2")
+        self.assertEqual((text, source), ("split_row BLOCK=4096 warps=4 stages=2 splits=8", "forced"))
+        chosen, source = self.lib.softmax_plan(65536, 128, tilejit.F32)
+        self.assertIn(source, ("autotune", "device table", "table"))
+        self.assertEqual(self.lib.softmax_plan(65536, 128, tilejit.F32, config=chosen), (chosen, "forced"))
+        kernels = self.lib.softmax_kernels(0x10000, 0x20000, 4, 1 << 20, 1 << 20, 1 << 20, tilejit.BF16,
+                                           tilejit.BF16, config=text)
+        self.assertEqual([".entry softmax_split_partials" in k.stage("ptx") for k in kernels], [True, False])
+        self.assertIn(".entry softmax_split_normalize", kernels[1].stage("ptx"))
+        with self.assertRaisesRegex(tilejit.TilejitError, "0 x 5 has no elements"):
+            self.lib.softmax_plan(0, 5, tilejit.F32)
+
     def test_device_calls_without_a_gpu_say_why(self):
         has_gpu, why = self.lib.gpu()
         if has_gpu:

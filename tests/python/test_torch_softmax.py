@@ -152,6 +152,16 @@ class TorchSoftmax(unittest.TestCase):
                     torch.cuda.synchronize()
                     self.expect(y, x, log=log)
 
+    def test_plan(self):
+        # The configuration softmax runs a tensor with, over any dim, in words that force it again.
+        x = torch.randn(8, 300, 4096, device="cuda", dtype=torch.bfloat16)
+        config, source = tilejit.softmax_plan(x)
+        self.assertIn(source, ("autotune", "device table", "table"))
+        self.assertEqual(tilejit.library().softmax_plan(2400, 4096, tilejit.BF16, config=config), (config, "forced"))
+        self.assertEqual(tilejit.softmax_plan(x, dim=1), tilejit.library().softmax_plan(8 * 4096, 300, tilejit.BF16))
+        with self.assertRaisesRegex(tilejit.TilejitError, "dim 3 is out of range"):
+            tilejit.softmax_plan(x, dim=3)
+
     def test_autograd(self):
         # Gradients against float64 torch: the operator's backward (torch's ops, float32).
         torch.manual_seed(1)

@@ -5,7 +5,8 @@
   - softmax / log_softmax / softmax_seed: the same on torch tensors, for any dim and layout, CUDA
     tensors on the current stream, CPU tensors on the CPU backend (tensors.py). Under torch.compile,
     and where autograd records the call, softmax and log_softmax run as the PyTorch operator
-    torch.ops.tilejit.softmax (torch_ops.py).
+    torch.ops.tilejit.softmax (torch_ops.py). softmax_plan names the configuration softmax runs a
+    tensor with; Library.softmax_kernels compiles its kernels for inspection (.stage("ptx")).
 
 Where torch is installed, importing this package imports torch and registers that operator, so
 nothing torch.compile traces meets its registration; elsewhere the package loads without torch.
@@ -21,7 +22,7 @@ builds it). tilejit runs on CUDA device 0 through its primary context, the one P
 import importlib.util
 
 from . import tensors, torch_ops
-from .library import (BF16, CPU, CUDA, F16, F32, I32, I64, Arg, Compiled, CompileOptions, Library,
+from .library import (BF16, CONFIG_SOURCES, CPU, CUDA, F16, F32, I32, I64, Arg, Compiled, CompileOptions, Library,
                       SoftmaxOptions, TilejitError, default_library_path, floating, integer, library, pointer)
 from .tensors import torch_dtype_code
 
@@ -43,6 +44,13 @@ def log_softmax(x, dim=-1, out=None, out_dtype=None):
     if torch_ops.wanted(x):
         return torch_ops.run(True, x, dim, out, out_dtype)
     return tensors.run("log", x, dim, out, out_dtype)
+
+
+def softmax_plan(x, dim=-1, out_dtype=None):
+    """(configuration, source): the configuration softmax(x, dim) runs with, in the words
+    Library.softmax's `config` takes, and where it came from ("autotune": the user's tuning file,
+    "device table": the table shipped for this GPU, "table": the built-in one)."""
+    return tensors.plan(x, dim, out_dtype)
 
 
 def softmax_seed(x, dim=-1, out=None):

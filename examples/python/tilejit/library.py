@@ -15,6 +15,8 @@ I32, I64 = 1, 2
 # tilejit_backend codes: CUDA takes device addresses and a stream, CPU host addresses (and is done
 # when the call returns).
 CUDA, CPU = 0, 1
+# tilejit_config_source codes, by name: where a softmax plan's configuration came from.
+CONFIG_SOURCES = ("forced", "autotune", "device table", "table")
 
 
 class TilejitError(RuntimeError):
@@ -113,6 +115,10 @@ class Library:
             "tilejit_softmax": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, vp]),
             "tilejit_log_softmax": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, vp]),
             "tilejit_softmax_with": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, vp, ctypes.POINTER(SoftmaxOptions)]),
+            "tilejit_softmax_plan": (ctypes.c_char_p, [i64, i64, ci, ci, ctypes.POINTER(SoftmaxOptions),
+                                                       ctypes.POINTER(ci)]),
+            "tilejit_softmax_kernels": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, ctypes.POINTER(SoftmaxOptions),
+                                             ctypes.POINTER(vp), ci, ctypes.POINTER(ci)]),
         }
         for name, (restype, argtypes) in signatures.items():
             fn = getattr(c, name)
@@ -161,6 +167,29 @@ class Library:
         options = SoftmaxOptions(backend, 1 if log else 0, cpu_threads, config.encode() if config else None)
         self._check(self.c.tilejit_softmax_with(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype,
                                                 out_dtype, stream, ctypes.byref(options)))
+
+    def softmax_plan(self, rows, cols, in_dtype, out_dtype=None, backend=CUDA, cpu_threads=0, config=None):
+        """(configuration, source): what softmax would run this problem with, in the words `config`
+        takes, and where that came from ("forced", "autotune", "device table" or "table")."""
+        options = SoftmaxOptions(backend, 0, cpu_threads, config.encode() if config else None)
+        source = ctypes.c_int()
+        text = self.c.tilejit_softmax_plan(rows, cols, in_dtype, in_dtype if out_dtype is None else out_dtype,
+                                           ctypes.byref(options), ctypes.byref(source))
+        if text is None:
+            raise TilejitError(self.last_error())
+        return text.decode(), CONFIG_SOURCES[source.value]
+
+    def softmax_kernels(self, out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, log=False,
+                        backend=CUDA, cpu_threads=0, config=None):
+        """The kernels softmax would launch with these arguments, compiled but not launched (one, or
+        split_row's two), as Compiled: read their PTX, CUDA C or IR with .stage(). Needs no GPU."""
+        options = SoftmaxOptions(backend, 1 if log else 0, cpu_threads, config.encode() if config else None)
+        handles = (ctypes.c_void_p * 4)()
+        count = ctypes.c_int()
+        self._check(self.c.tilejit_softmax_kernels(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype,
+                                                   out_dtype, ctypes.byref(options), handles, len(handles),
+                                                   ctypes.byref(count)))
+        return [Compiled(self, ctypes.c_void_p(handles[i])) for i in range(min(count.value, len(handles)))]
 
     def softmax_seed(self, out, x, rows, cols, in_row_stride, out_row_stride, dtype, stream=0):
         """The seed kernel's softmax (cols <= 16384) on device addresses."""

@@ -103,6 +103,17 @@ def _launch(kind, backend, out, x, rows, cols, in_stride, out_stride, in_code, o
                           log=kind == "log")
 
 
+def plan(x, dim, out_dtype):
+    """library().softmax_plan for softmax(x, dim) (log_softmax runs the same configuration)."""
+    backend = _backend("x", x)
+    if not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
+        raise TilejitError(f"dim {dim} is out of range for a {x.dim()}-d tensor")
+    cols = x.shape[dim] if x.dim() else 1
+    rows = x.numel() // cols if cols else 0
+    return library().softmax_plan(rows, cols, torch_dtype_code(x.dtype), torch_dtype_code(out_dtype or x.dtype),
+                                  backend=backend)
+
+
 def run(kind, x, dim, out, out_dtype):
     """kind: "softmax", "log" or "seed"; the public functions' arguments."""
     torch = torch_module()
