@@ -50,6 +50,16 @@ class TorchCpuSoftmax(unittest.TestCase):
         self.assertIs(tilejit.softmax(x, out=out), out)
         self.assertLessEqual(relative_error(out, torch.softmax(x.double(), -1)), 1e-5)
 
+    def test_plan(self):
+        # A CPU tensor's plan is the CPU backend's, in words that force it again there.
+        x = torch.randn(3, 50, 4000)
+        config, source = tilejit.softmax_plan(x)
+        self.assertIn(source, ("autotune", "device table", "table"))
+        self.assertEqual(tilejit.library().softmax_plan(150, 4000, tilejit.F32, backend=tilejit.CPU, config=config),
+                         (config, "forced"))
+        self.assertEqual(tilejit.softmax_plan(x, dim=1),
+                         tilejit.library().softmax_plan(3 * 4000, 50, tilejit.F32, backend=tilejit.CPU))
+
     def test_what_runs_on_the_gpu_only(self):
         with self.assertRaisesRegex(tilejit.TilejitError, "softmax_seed runs on CUDA tensors"):
             tilejit.softmax_seed(torch.randn(4, 4))
