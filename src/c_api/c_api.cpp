@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tilejit/ops/softmax.h"
@@ -86,11 +88,16 @@ tilejit::Pointer pointer_to(const void* p, int dtype, tilejit::Memory memory) {
   return {reinterpret_cast<std::uint64_t>(p), dtype_of(dtype), memory};
 }
 
-// A handle for a cached kernel: it lives as long as the kernel it points at, for the process.
+// The handle of a cached kernel: one per kernel, kept for the process as the kernel is, and valid on
+// every thread (a caller may compile on one and launch on another).
 tilejit_compiled* handle_for(const tilejit::CompiledKernel& k) {
-  static thread_local std::vector<std::unique_ptr<tilejit_compiled>> handles;
-  handles.push_back(std::make_unique<tilejit_compiled>(tilejit_compiled{&k}));
-  return handles.back().get();
+  static std::mutex mutex;
+  static auto* handles =  // never destroyed: handles may be used while the process exits
+      new std::unordered_map<const tilejit::CompiledKernel*, std::unique_ptr<tilejit_compiled>>;
+  std::lock_guard lock(mutex);
+  std::unique_ptr<tilejit_compiled>& handle = (*handles)[&k];
+  if (!handle) handle = std::make_unique<tilejit_compiled>(tilejit_compiled{&k});
+  return handle.get();
 }
 
 // ops::softmax or ops::log_softmax on either backend's pointers, guarded.
