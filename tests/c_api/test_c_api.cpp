@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -254,4 +255,21 @@ TEST_CASE("C API: tilejit_softmax_kernels compiles the kernels a softmax would l
     CHECK(std::string(tilejit_stage(kernels[0], "ir")).find("softmax_row_op") != std::string::npos);
   CHECK(tilejit_softmax_kernels(out, in, 4, 8, 8, 8, TILEJIT_F32, TILEJIT_F32, nullptr, kernels, 2, nullptr) != 0);
   CHECK(last_error().find("tilejit_softmax_kernels: null count") != std::string::npos);
+}
+
+TEST_CASE("C API: a handle stays valid after the thread that compiled it ends") {
+  const tilejit_softmax_options cuda{TILEJIT_BACKEND_CUDA, 0, 0, "online BLOCK=4096 warps=4"};
+  tilejit_compiled* kernel = nullptr;
+  int count = 0, rc = -1;
+  std::thread worker([&] {
+    rc = tilejit_softmax_kernels(reinterpret_cast<void*>(std::uintptr_t{0x10000}),
+                                 reinterpret_cast<const void*>(std::uintptr_t{0x20000}), 2, 100000, 100000, 100000,
+                                 TILEJIT_F32, TILEJIT_F32, &cuda, &kernel, 1, &count);
+  });
+  worker.join();
+  REQUIRE(rc == 0);
+  REQUIRE(count == 1);
+  const char* ir = tilejit_stage(kernel, "ir");  // read after the thread is gone
+  REQUIRE(ir != nullptr);
+  CHECK(std::string(ir).find("softmax_online_op") != std::string::npos);
 }
