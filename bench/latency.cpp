@@ -4,7 +4,8 @@
 //   (c) first call in a fresh process with a warm disk cache, after context creation
 //   (d) host cost of a cache-hit launch: Kernel::launch, CompiledKernel::launch and a raw
 //       cuLaunchKernel of the same function, N launches per round, median of rounds; then
-//       ops::softmax's per call (plan, lookup, grid, launch) at three shapes
+//       ops::softmax's per call (plan, lookup, grid, launch) at three shapes, back to back and
+//       one at a time to an idle GPU
 // Without a GPU (a) and (b) are measured, (c) as the compile alone, and (d) is replaced by the
 // host cost of a memory-cache lookup; the report says the launch numbers need a GPU.
 //
@@ -180,6 +181,15 @@ double per_call_us(int rounds, int n, bool sync, F&& f) {
   return median(r);
 }
 
+// Host time of single calls, each issued after the GPU has finished the one before: what a call
+// costs without a queue of kernels ahead of it (median of 201).
+template <class F>
+double one_at_a_time_us(F&& f) {
+  std::vector<double> r;
+  for (int i = 0; i < 201; ++i) r.push_back(per_call_us(1, 1, true, f));
+  return median(r);
+}
+
 struct Row {
   std::string what, value, target, verdict;
 };
@@ -321,6 +331,7 @@ int main(int argc, char** argv) {
         ratio_r.push_back(kernel_r.back() / raw_r.back());
       }
       double raw_us = median(raw_r), kernel_us = median(kernel_r), compiled_us = median(compiled_r);
+      const double raw_alone_us = one_at_a_time_us(raw);
       double ratio = median(ratio_r);
       rows.push_back({"(d) raw cuLaunchKernel, host cost per launch", fmt::format("{:.2f} us", raw_us), "", ""});
       rows.push_back(
@@ -329,9 +340,12 @@ int main(int argc, char** argv) {
                       "<= 1.15", verdict(ratio, 1.15)});
       rows.push_back({"    CompiledKernel::launch",
                       fmt::format("{:.2f} us ({:.3f} x raw)", compiled_us, compiled_us / raw_us), "", ""});
+      rows.push_back(
+          {"    raw cuLaunchKernel one at a time, the GPU idle", fmt::format("{:.2f} us", raw_alone_us), "", ""});
       // ops::softmax as a caller sees it: the plan (tuned or shipped table), the specialization's
       // lookup, the grid and the launch, for one shape of each kind. 200 calls a round, so the
-      // queue of kernels (1024 entries) never fills and blocks the host.
+      // queue of kernels (1024 entries) never fills and blocks the host; then one call at a time
+      // to an idle GPU, in case kernels longer than a call still hold the host back.
       struct OpShape {
         std::int64_t rows, cols;
         DType dtype;
@@ -347,11 +361,13 @@ int main(int argc, char** argv) {
         wait_for_background_compiles();
         std::vector<double> op_r;
         for (int round = 0; round < 2 * rounds + 1; ++round) op_r.push_back(per_call_us(1, 200, true, op));
-        const double op_us = median(op_r);
+        const double op_us = median(op_r), op_alone_us = one_at_a_time_us(op);
         rows.push_back(
             {fmt::format("    ops::softmax {} x {} {} ({})", shape.rows, shape.cols, dtype_name(shape.dtype),
                          ops::describe(ops::plan_softmax(shape.rows, shape.cols, shape.dtype, shape.dtype, {}).config)),
-             fmt::format("{:.2f} us ({:.2f} x raw)", op_us, op_us / raw_us), "", ""});
+             fmt::format("{:.2f} us ({:.2f} x raw); one at a time {:.2f} us ({:.2f} x raw one at a time)", op_us,
+                         op_us / raw_us, op_alone_us, op_alone_us / raw_alone_us),
+             "", ""});
       }
     } else {
       // What a hit costs before the driver is involved: binding, key and lookup.
