@@ -144,6 +144,22 @@ std::string describe(const SoftmaxConfig& c) {
   return s;
 }
 
+namespace detail {
+
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  constexpr std::string_view kSpace = " \t\r";
+  for (std::size_t i = line.find_first_not_of(kSpace); i != std::string_view::npos;
+       i = line.find_first_not_of(kSpace, i)) {
+    const std::size_t end = std::min(line.find_first_of(kSpace, i), line.size());
+    out.push_back(line.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace detail
+
 namespace {
 
 // "name=N" split at '=': false where the word has no '=' or N is not a whole number.
@@ -164,14 +180,7 @@ SoftmaxConfig parse_config(std::string_view text) {
   constexpr const char* kWords =
       "the words after the strategy are BLOCK=N, warps=N, stages=N, rows/program=N, splits=N, cluster=N, group=N, "
       "grid=persistent|per_row, overlap, interleave, min_blocks=N and stat_cols=N";
-  std::vector<std::string_view> words;
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t start = text.find_first_not_of(" \t", i);
-    if (start == std::string_view::npos) break;
-    const std::size_t end = std::min(text.find_first_of(" \t", start), text.size());
-    words.push_back(text.substr(start, end - start));
-    i = end;
-  }
+  const std::vector<std::string_view> words = detail::words(text);
   auto fail = [&](const std::string& why) { throw Error(fmt::format("softmax configuration '{}': {}", text, why)); };
   SoftmaxConfig c;
   if (words.empty()) fail("empty (it starts with a strategy, e.g. 'online BLOCK=8192 warps=16')");

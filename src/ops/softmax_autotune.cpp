@@ -92,20 +92,6 @@ std::string cache_dir() {
   return {};
 }
 
-// Whitespace-separated words of a line.
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    std::size_t j = i;
-    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 template <class T>
 bool number(std::string_view w, T& out) {
   auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
@@ -137,7 +123,7 @@ Table parse_table(std::string_view text) {
       continue;
     }
     if (line.empty() || line[0] == '#') continue;
-    auto w = words(line);
+    auto w = detail::words(line);
     int bytes, rows_band, n_band;
     SoftmaxConfig c;
     // v2: optional trailing words, "overlap" (SoftmaxConfig::overlap), "interleave"

@@ -18,6 +18,9 @@ std::int64_t next_pow2(std::int64_t n);
 /// ceil(log2(n)) for n >= 1: the band a size falls in (bands are powers of two).
 int size_band(std::int64_t n);
 
+/// The words of a line, split at spaces, tabs and carriage returns (tuning files, parse_config).
+std::vector<std::string_view> words(std::string_view line);
+
 /// Cuda or cpu (never automatic).
 Backend resolve_backend(Backend b);
 /// How many programs run at once, roughly: SMs on the GPU, threads on the CPU.

@@ -48,6 +48,10 @@ class SoftmaxOptions(ctypes.Structure):
                 ("config", ctypes.c_char_p)]
 
 
+def _softmax_options(backend, log, cpu_threads, config):
+    return SoftmaxOptions(backend, 1 if log else 0, cpu_threads, config.encode() if config else None)
+
+
 class CompileOptions(ctypes.Structure):
     """tilejit_compile_options."""
     _fields_ = [("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int), ("min_blocks_per_sm", ctypes.c_int)]
@@ -164,14 +168,14 @@ class Library:
             fn = self.c.tilejit_log_softmax if log else self.c.tilejit_softmax
             self._check(fn(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, stream))
             return
-        options = SoftmaxOptions(backend, 1 if log else 0, cpu_threads, config.encode() if config else None)
+        options = _softmax_options(backend, log, cpu_threads, config)
         self._check(self.c.tilejit_softmax_with(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype,
                                                 out_dtype, stream, ctypes.byref(options)))
 
     def softmax_plan(self, rows, cols, in_dtype, out_dtype=None, backend=CUDA, cpu_threads=0, config=None):
         """(configuration, source): what softmax would run this problem with, in the words `config`
         takes, and where that came from ("forced", "autotune", "device table" or "table")."""
-        options = SoftmaxOptions(backend, 0, cpu_threads, config.encode() if config else None)
+        options = _softmax_options(backend, False, cpu_threads, config)
         source = ctypes.c_int()
         text = self.c.tilejit_softmax_plan(rows, cols, in_dtype, in_dtype if out_dtype is None else out_dtype,
                                            ctypes.byref(options), ctypes.byref(source))
@@ -183,7 +187,7 @@ class Library:
                         backend=CUDA, cpu_threads=0, config=None):
         """The kernels softmax would launch with these arguments, compiled but not launched (one, or
         split_row's two), as Compiled: read their PTX, CUDA C or IR with .stage(). Needs no GPU."""
-        options = SoftmaxOptions(backend, 1 if log else 0, cpu_threads, config.encode() if config else None)
+        options = _softmax_options(backend, log, cpu_threads, config)
         handles = (ctypes.c_void_p * 4)()
         count = ctypes.c_int()
         self._check(self.c.tilejit_softmax_kernels(out, x, rows, cols, in_row_stride, out_row_stride, in_dtype,

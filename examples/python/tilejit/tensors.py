@@ -103,11 +103,15 @@ def _launch(kind, backend, out, x, rows, cols, in_stride, out_stride, in_code, o
                           log=kind == "log")
 
 
+def _check_dim(x, dim):
+    if not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
+        raise TilejitError(f"dim {dim} is out of range for a {x.dim()}-d tensor")
+
+
 def plan(x, dim, out_dtype):
     """library().softmax_plan for softmax(x, dim) (log_softmax runs the same configuration)."""
     backend = _backend("x", x)
-    if not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
-        raise TilejitError(f"dim {dim} is out of range for a {x.dim()}-d tensor")
+    _check_dim(x, dim)
     cols = x.shape[dim] if x.dim() else 1
     rows = x.numel() // cols if cols else 0
     return library().softmax_plan(rows, cols, torch_dtype_code(x.dtype), torch_dtype_code(out_dtype or x.dtype),
@@ -142,8 +146,8 @@ def run(kind, x, dim, out, out_dtype):
             if op >= x_end or xp >= o_end or rows * cols == 0:  # out does not overlap x
                 _launch(kind, backend, op, xp, rows, cols, in_stride, out_stride, in_code, out_code)
                 return out
-    elif not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
-        raise TilejitError(f"dim {dim} is out of range for a {x.dim()}-d tensor")
+    else:
+        _check_dim(x, dim)
 
     src = _dim_last(x, dim)
     layout = _rows_view(src)
