@@ -16,6 +16,9 @@
 #               empty, per line of the file PROBES_FILE (relative to the repository root), e.g.
 #               forced configurations: probe.log, and the last line of each (its bandwidth) in probe.md.
 #               bench/probes_wide_rows.txt: the wide rows' table entries and the candidates to try next
+#   l2          bench/l2_persisting.py (L2_ARGS): ops::softmax with an L2 set-aside for persisting
+#               accesses against none, rounds alternating, once per ';'-separated argument list in
+#               L2_ARGS: l2_persisting.md
 #   none        nothing (a tests-only gpu-check run)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
@@ -50,6 +53,13 @@ for bench in ${BENCHES:-softmax latency}; do
         echo
         timeout 120 python3 bench/latency_triton.py || echo "(Triton latency measurement failed: exit $?)"
       } | tee -a "$OUT/latency.md" ;;
+    l2)
+      # L2_ARGS: ';'-separated argument lists, one run each
+      IFS=';' read -ra l2_runs <<<"${L2_ARGS:- }"
+      for l2_args in "${l2_runs[@]}"; do
+        # shellcheck disable=SC2086  # an argument list
+        PYTHONUNBUFFERED=1 python3 bench/l2_persisting.py --lib "$BUILD/libtilejit_c.so" $l2_args | tee -a "$OUT/l2_persisting.md"
+      done ;;
     sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
     probe)
       echo "| arguments | result |" >"$OUT/probe.md"
