@@ -1,10 +1,13 @@
 """Host time to issue one softmax from Python (the GPU kept busy, so no call waits on a kernel):
-torch.softmax, tilejit.softmax on torch tensors (examples/python/tilejit/), its raw form on
+torch.softmax, tilejit.softmax on torch tensors (examples/python/tilejit/; allocating its output as
+torch.softmax does, and into a given `out`), its raw form on
 addresses (Library.softmax), and the bare ctypes call underneath, each over the same tensors; then
 cProfile's top entries for tilejit.softmax. Shapes where a kernel takes a few microseconds are where
 this time, not the kernel's, sets the speed a Python caller sees.
 
-Usage: python3 bench/host_overhead.py [--lib build/libtilejit_c.so] [--calls N]
+Usage: python3 bench/host_overhead.py [--lib build/libtilejit_c.so] [--calls N] [--package DIR]
+(--package: the directory holding the tilejit package to time, default examples/python; e.g. an
+earlier tree's, to compare two versions of the wrapper on one machine)
 """
 import argparse
 import cProfile
@@ -15,7 +18,18 @@ import time
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python"))
+
+def package_dir(argv):
+    """--package's value, read before argparse: the package is imported at the top."""
+    for i, a in enumerate(argv):
+        if a == "--package" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--package="):
+            return a.split("=", 1)[1]
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "python")
+
+
+sys.path.insert(0, package_dir(sys.argv))
 import tilejit  # noqa: E402
 
 
@@ -37,12 +51,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", default="")
     ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--package", default="", help="the directory holding the tilejit package (read at import)")
     args = ap.parse_args()
     if args.lib:
         os.environ["TILEJIT_LIB"] = args.lib  # before tilejit.library() first loads it
     lib = tilejit.library()
-    print(f"{torch.cuda.get_device_name(0)}; host microseconds per call, median of 5 rounds of {args.calls}")
-    print(f"{'shape':>14} {'dtype':>9} {'torch':>7} {'tilejit':>8} {'Library':>8} {'ctypes':>7}")
+    print(f"{torch.cuda.get_device_name(0)}; package {os.path.dirname(tilejit.__file__)}; "
+          f"host microseconds per call, median of 5 rounds of {args.calls}")
+    print(f"{'shape':>14} {'dtype':>9} {'torch':>7} {'tilejit':>8} {'tilejit out=':>12} {'Library':>8} {'ctypes':>7}")
     for (rows, cols), dtype in (((65536, 128), torch.float32), ((4096, 1024), torch.bfloat16),
                                 ((16, 1 << 22), torch.bfloat16)):
         x = torch.randn(rows, cols, device="cuda", dtype=dtype)
@@ -52,14 +68,15 @@ def main():
         xp, yp = x.data_ptr(), y.data_ptr()
         calls = {
             "torch": lambda: torch.softmax(x, -1),
-            "tilejit": lambda: tilejit.softmax(x, out=y),
+            "tilejit": lambda: tilejit.softmax(x),  # allocates its output, as torch.softmax does
+            "tilejit out=": lambda: tilejit.softmax(x, out=y),
             "Library": lambda: lib.softmax(yp, xp, rows, cols, cols, cols, code, code, stream),
             "ctypes": lambda: lib.c.tilejit_softmax(yp, xp, rows, cols, cols, cols, code, code, stream),
         }
         n = max(50, args.calls // (1 + rows * cols // (1 << 22)))  # big shapes: fewer calls
         t = {k: host_us(f, n) for k, f in calls.items()}
         print(f"{rows:>6} x {cols:<7} {str(dtype)[6:]:>9} {t['torch']:>7.1f} {t['tilejit']:>8.1f}"
-              f" {t['Library']:>8.1f} {t['ctypes']:>7.1f}")
+              f" {t['tilejit out=']:>12.1f} {t['Library']:>8.1f} {t['ctypes']:>7.1f}")
     x = torch.randn(65536, 128, device="cuda")
     y = torch.empty_like(x)
     profile = cProfile.Profile()

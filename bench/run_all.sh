@@ -19,6 +19,8 @@
 #   l2          bench/l2_persisting.py (L2_ARGS): ops::softmax with an L2 set-aside for persisting
 #               accesses against none, rounds alternating, once per ';'-separated argument list in
 #               L2_ARGS: l2_persisting.md
+#   host        bench/host_overhead.py, Python's host time per call: host_overhead.md; with HOST_REF (a git
+#               revision) also the Python package as it was there, runs alternating, two each
 #   none        nothing (a tests-only gpu-check run)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
@@ -59,6 +61,16 @@ for bench in ${BENCHES:-softmax latency}; do
       for l2_args in "${l2_runs[@]}"; do
         # shellcheck disable=SC2086  # an argument list
         PYTHONUNBUFFERED=1 python3 bench/l2_persisting.py --lib "$BUILD/libtilejit_c.so" $l2_args | tee -a "$OUT/l2_persisting.md"
+      done ;;
+    host)
+      packages=(examples/python)
+      if [[ -n ${HOST_REF:-} ]]; then
+        ref_dir=$(mktemp -d)
+        git archive "$HOST_REF" examples/python/tilejit | tar -x -C "$ref_dir"
+        packages=("$ref_dir/examples/python" examples/python "$ref_dir/examples/python" examples/python)
+      fi
+      for package in "${packages[@]}"; do
+        python3 bench/host_overhead.py --lib "$BUILD/libtilejit_c.so" --package "$package" | tee -a "$OUT/host_overhead.md"
       done ;;
     sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
     probe)

@@ -60,14 +60,52 @@ def _rows_view(t):
 def _fast_rows(t):
     """_rows_view's answer for the common layouts, from a few attribute reads: a 2-D tensor whose
     columns are adjacent, or a contiguous one of more dims; else None."""
-    n = t.dim()
-    if n == 2 and t.stride(1) == 1:
-        rows, cols = t.shape
-        return rows, cols, t.stride(0) if rows > 1 else cols
-    if n > 2 and t.is_contiguous():
-        cols = t.shape[-1]
+    shape = t.shape
+    if len(shape) == 2:
+        row_stride, col_stride = t.stride()
+        if col_stride == 1:
+            rows, cols = shape
+            return rows, cols, row_stride if rows > 1 else cols
+    elif len(shape) > 2 and t.is_contiguous():
+        cols = shape[-1]
         return (t.numel() // cols if cols else 0), cols, cols
     return None
+
+
+def _short_path(kind, x, dim, out, out_dtype):
+    """The common eager call, with as few tensor reads as a Python caller can pay for: softmax or
+    log_softmax over the last dim of a CUDA tensor on device 0 in one of _fast_rows' layouts,
+    written to a new tensor, or to an `out` of such a layout that does not overlap x. The output,
+    or None where the general path must run (it also raises every error)."""
+    if not isinstance(x, _torch.Tensor) or x.get_device() != 0:
+        return None
+    in_code = _codes.get(x.dtype)
+    out_dtype = out_dtype or (out.dtype if out is not None else x.dtype)
+    out_code = _codes.get(out_dtype)
+    if in_code is None or out_code is None or dim not in (-1, x.dim() - 1) or (kind == "seed" and out_code != in_code):
+        return None
+    layout = _fast_rows(x)
+    if layout is None:
+        return None
+    rows, cols, in_stride = layout
+    xp = x.data_ptr()
+    if out is None:  # a new contiguous tensor: rows of cols, nothing shared with x
+        out = _torch.empty_like(x, dtype=out_dtype, memory_format=_torch.contiguous_format)
+        op, out_stride = out.data_ptr(), cols
+    else:
+        if not isinstance(out, _torch.Tensor) or out.get_device() != 0 or out.dtype != out_dtype or \
+                out.shape != x.shape:
+            return None
+        out_layout = _fast_rows(out)
+        if out_layout is None:
+            return None
+        op, out_stride = out.data_ptr(), out_layout[2]
+        x_end = xp + ((rows - 1) * in_stride + cols) * x.element_size()
+        o_end = op + ((rows - 1) * out_stride + cols) * out.element_size()
+        if rows * cols and op < x_end and xp < o_end:  # out overlaps x
+            return None
+    _launch(kind, CUDA, op, xp, rows, cols, in_stride, out_stride, in_code, out_code)
+    return out
 
 
 def _backend(name, t):
@@ -121,6 +159,9 @@ def plan(x, dim, out_dtype):
 def run(kind, x, dim, out, out_dtype):
     """kind: "softmax", "log" or "seed"; the public functions' arguments."""
     torch = torch_module()
+    done = _short_path(kind, x, dim, out, out_dtype)
+    if done is not None:
+        return done
     backend = _backend("x", x)
     out_dtype = out_dtype or (out.dtype if out is not None else x.dtype)
     in_code, out_code = torch_dtype_code(x.dtype), torch_dtype_code(out_dtype)
@@ -132,23 +173,7 @@ def run(kind, x, dim, out, out_dtype):
             raise TilejitError(f"out is on {out.device} and x on {x.device}: both on the same device")
         if out.shape != x.shape or out.dtype != out_dtype:
             raise TilejitError(f"out is {tuple(out.shape)} {out.dtype}; expected {tuple(x.shape)} {out_dtype}")
-    fast = _fast_rows(x) if dim in (-1, x.dim() - 1) else None
-    if fast:  # the short path
-        rows, cols, in_stride = fast
-        if out is None:
-            out = torch.empty(x.shape, dtype=out_dtype, device=x.device)
-        fast_out = _fast_rows(out)
-        if fast_out:
-            out_stride = fast_out[2]
-            xp, op = x.data_ptr(), out.data_ptr()
-            x_end = xp + ((rows - 1) * in_stride + cols) * x.element_size()
-            o_end = op + ((rows - 1) * out_stride + cols) * out.element_size()
-            if op >= x_end or xp >= o_end or rows * cols == 0:  # out does not overlap x
-                _launch(kind, backend, op, xp, rows, cols, in_stride, out_stride, in_code, out_code)
-                return out
-    else:
-        _check_dim(x, dim)
-
+    _check_dim(x, dim)
     src = _dim_last(x, dim)
     layout = _rows_view(src)
     if layout is None:

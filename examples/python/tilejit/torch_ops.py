@@ -52,12 +52,17 @@ def softmax_op():
     return _registered
 
 
+_is_compiling = None  # torch.compiler.is_compiling (torch 2.0 on), looked up once
+
+
 def wanted(x):
     """Whether a call must go through the operator: torch.compile is tracing it, or autograd is to
     record it (the eager path's output has no gradient function)."""
+    global _is_compiling
     torch = tensors.torch_module()
-    compiling = hasattr(torch, "compiler") and torch.compiler.is_compiling()  # torch.compiler: 2.0 on
-    return compiling or (torch.is_grad_enabled() and getattr(x, "requires_grad", False))
+    if _is_compiling is None:
+        _is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (lambda: False)
+    return _is_compiling() or (getattr(x, "requires_grad", False) and torch.is_grad_enabled())
 
 
 def run(log, x, dim, out, out_dtype):
