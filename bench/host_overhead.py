@@ -47,6 +47,44 @@ def host_us(fn, calls, rounds=5):
     return sorted(times)[len(times) // 2]
 
 
+class _NoLaunch:
+    """Stands in for the Library under the tensor wrapper: its calls return at once."""
+    def softmax(self, *args, **kwargs):
+        pass
+
+
+def wrapper_alone(lib, x, y, calls):
+    """The tensor wrapper's own time (its library calls made no-ops), and each tensor read it makes."""
+    real = tilejit.tensors.library
+    tilejit.tensors.library = _NoLaunch
+    try:
+        alone = {"tilejit.softmax(x)": lambda: tilejit.softmax(x),
+                 "tilejit.softmax(x, out=y)": lambda: tilejit.softmax(x, out=y)}
+        print(f"\nThe wrapper alone (no launch), {tuple(x.shape)} {x.dtype}, host microseconds per call:")
+        for name, fn in alone.items():
+            print(f"  {name:40s} {host_us(fn, calls * 5):6.2f}")
+    finally:
+        tilejit.tensors.library = real
+    contiguous = torch.contiguous_format
+    xp, yp, f32 = x.data_ptr(), y.data_ptr(), tilejit.F32
+    reads = {
+        "x.shape": lambda: x.shape, "x.dtype": lambda: x.dtype, "x.stride()": lambda: x.stride(),
+        "x.get_device()": lambda: x.get_device(), "x.data_ptr()": lambda: x.data_ptr(),
+        "x.element_size()": lambda: x.element_size(), "x.dim()": lambda: x.dim(),
+        "x.requires_grad": lambda: x.requires_grad, "torch.is_grad_enabled()": torch.is_grad_enabled,
+        "torch.compiler.is_compiling()": torch.compiler.is_compiling,
+        "torch.empty_like(x, contiguous)": lambda: torch.empty_like(x, memory_format=contiguous),
+        "torch.empty(shape, dtype, device)": lambda: torch.empty(x.shape, dtype=x.dtype, device=x.device),
+        "raw current stream": lambda: torch._C._cuda_getCurrentRawStream(0),
+        # rows 0: the C entry returns before planning or launching, so this is ctypes' own cost
+        "ctypes tilejit_softmax, rows 0": lambda: lib.c.tilejit_softmax(yp, xp, 0, 128, 128, 128, f32, f32, 0),
+        "(a Python lambda's call, for scale)": lambda: None,
+    }
+    print("Each read, host microseconds per call (a lambda's call included):")
+    for name, fn in reads.items():
+        print(f"  {name:40s} {host_us(fn, calls * 5):6.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", default="")
@@ -79,6 +117,7 @@ def main():
               f" {t['tilejit out=']:>12.1f} {t['Library']:>8.1f} {t['ctypes']:>7.1f}")
     x = torch.randn(65536, 128, device="cuda")
     y = torch.empty_like(x)
+    wrapper_alone(lib, x, y, args.calls)
     profile = cProfile.Profile()
     profile.enable()
     for _ in range(2000):
