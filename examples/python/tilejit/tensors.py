@@ -3,9 +3,10 @@ inputs (copied only where no row stride spans the leading dims), an `out` of any
 through a temporary where it has no such rows, or overlaps the input). CUDA tensors (device 0) run
 on the current stream; CPU tensors on tilejit's CPU backend (a library built with LLVM).
 
-The common calls (over the last dim of a 2-D tensor with adjacent columns, or of a contiguous one)
-take a short path of a few tensor attribute reads: a Python caller pays this code's time on every
-call, and at short rows it is longer than the kernel's (bench/host_overhead.py).
+The common CUDA calls (over the last dim of a 2-D tensor with adjacent columns, or of a contiguous
+one) take a short path of a few tensor attribute reads: a Python caller pays this code's time on
+every call, and at short rows it is longer than the kernel's (bench/host_overhead.py). CPU tensors,
+whose kernels take far longer than any of this, always take the general path.
 """
 
 from .library import BF16, CPU, CUDA, F16, F32, TilejitError, library
