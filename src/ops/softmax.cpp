@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
@@ -167,9 +166,7 @@ bool named_number(std::string_view word, std::string_view& name, std::int64_t& v
   const std::size_t eq = word.find('=');
   if (eq == std::string_view::npos) return false;
   name = word.substr(0, eq);
-  const std::string_view digits = word.substr(eq + 1);
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  return ec == std::errc() && end == digits.data() + digits.size();
+  return detail::number(word.substr(eq + 1), value);
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -92,17 +91,11 @@ std::string cache_dir() {
   return {};
 }
 
-template <class T>
-bool number(std::string_view w, T& out) {
-  auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
-  return ec == std::errc() && ptr == w.data() + w.size();
-}
-
 // "<name>=N" with N > 0.
 template <class T>
 bool positive_word(std::string_view w, std::string_view name, T& out) {
   return w.size() > name.size() && w.starts_with(name) && w[name.size()] == '=' &&
-         number(w.substr(name.size() + 1), out) && out > 0;
+         detail::number(w.substr(name.size() + 1), out) && out > 0;
 }
 
 // The whole table, or nothing when it does not parse: a half-understood file could pin a band
@@ -137,10 +130,11 @@ Table parse_table(std::string_view text) {
         return {};
       w.pop_back();
     }
-    if (w.size() != words_per_line || !number(w[0], bytes) || !number(w[1], rows_band) || !number(w[2], n_band) ||
-        w[3] != ":" || !parse_strategy(w[4], c.strategy) || c.strategy == SoftmaxStrategy::automatic ||
-        !number(w[5], c.block) || !number(w[6], c.num_warps) || !number(w[7], c.num_stages) ||
-        !number(w[8], c.rows_per_program) || !number(w[9], c.splits) || n_band < 0)
+    if (w.size() != words_per_line || !detail::number(w[0], bytes) || !detail::number(w[1], rows_band) ||
+        !detail::number(w[2], n_band) || w[3] != ":" || !parse_strategy(w[4], c.strategy) ||
+        c.strategy == SoftmaxStrategy::automatic || !detail::number(w[5], c.block) ||
+        !detail::number(w[6], c.num_warps) || !detail::number(w[7], c.num_stages) ||
+        !detail::number(w[8], c.rows_per_program) || !detail::number(w[9], c.splits) || n_band < 0)
       return {};
     if (words_per_line == 11 && !parse_grid(w[10], c.grid)) return {};
     // Band n holds sizes up to 2^n: the band's widest row must fit the configuration.

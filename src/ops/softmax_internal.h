@@ -2,6 +2,7 @@
 // launcher of one configuration.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,6 +21,12 @@ int size_band(std::int64_t n);
 
 /// The words of a line, split at spaces, tabs and carriage returns (tuning files, parse_config).
 std::vector<std::string_view> words(std::string_view line);
+/// Whether the whole of `w` is a number of T, read into `out` (tuning files, parse_config).
+template <class T>
+bool number(std::string_view w, T& out) {
+  auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), out);
+  return ec == std::errc() && ptr == w.data() + w.size();
+}
 
 /// Cuda or cpu (never automatic).
 Backend resolve_backend(Backend b);
