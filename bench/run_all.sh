@@ -21,6 +21,8 @@
 #               L2_ARGS: l2_persisting.md
 #   host        bench/host_overhead.py, Python's host time per call: host_overhead.md; with HOST_REF (a git
 #               revision) also the Python package as it was there, runs alternating, two each
+#   ab          bench/tree_ab.sh: the op built from AB_REF (a landed revision) against this tree's, on
+#               SHAPES, processes alternating: tree_ab.md
 #   none        nothing (a tests-only gpu-check run)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
@@ -73,6 +75,7 @@ for bench in ${BENCHES:-softmax latency}; do
         python3 bench/host_overhead.py --lib "$BUILD/libtilejit_c.so" --package "$package" | tee -a "$OUT/host_overhead.md"
       done ;;
     sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
+    ab) OUT=$OUT TILEJIT_BUILD_DIR=$BUILD bash bench/tree_ab.sh ;;
     probe)
       echo "| arguments | result |" >"$OUT/probe.md"
       echo "|---|---|" >>"$OUT/probe.md"

@@ -2,7 +2,9 @@
 // promotion and broadcasting, and records IR.
 #include <fmt/format.h>
 
+#include <array>
 #include <numbers>
+#include <optional>
 
 #include "dsl/semantics.h"
 #include "dsl/tracer.h"
@@ -291,6 +293,15 @@ Tensor exp_fast(const Operand& x) {
   if (!narrow) return e;
   return tr.make(detail::cast_value(tr, detail::value_of(tr, Operand(e, x.loc())), t, x.loc()));
 }
+Tensor exp2_fast(const Operand& x) {
+  Tracer& tr = tracer(x);
+  int v = float_operand(tr, "exp2_fast", x);
+  const DType t = tr.type(v).elem;
+  const bool narrow = t == DType::f16 || t == DType::bf16;
+  const int wide = narrow ? detail::cast_value(tr, v, DType::f32, x.loc()) : v;
+  const int e = tr.at(x.loc()).exp2_flushing_subnormals(wide);
+  return tr.make(narrow ? detail::cast_value(tr, e, t, x.loc()) : e);
+}
 Tensor log(const Operand& x) { return float_math(OpKind::log, "log", x); }
 Tensor log2(const Operand& x) { return float_math(OpKind::log2, "log2", x); }
 Tensor sqrt(const Operand& x) { return float_math(OpKind::sqrt, "sqrt", x); }
@@ -302,6 +313,36 @@ Tensor abs(const Operand& x) {
   if (tr.type(v).is_ptr || tr.type(v).is_bool())
     throw UserError(fmt::format("abs needs a number, got {}", describe(tr, v)), x.loc());
   return tr.make(tr.at(x.loc()).unary(OpKind::abs, v));
+}
+
+Tensor fma(const Operand& a, const Operand& b, const Operand& c) {
+  Tracer& tr = tracer(a);
+  const std::array<const Operand*, 3> operands{&a, &b, &c};
+  // The tensors' types promote; literals adapt to them (f32 among literals alone).
+  std::optional<DType> t;
+  bool float_literal = false;
+  for (const Operand* o : operands) {
+    if (is_pointer(tr, *o))
+      throw UserError(fmt::format("fma is not defined for pointers ({})", describe(tr, detail::value_of(tr, *o))),
+                      a.loc());
+    if (o->kind() == Operand::Kind::tensor) {
+      const DType e = tr.type(tr.read(o->tensor(), o->loc())).elem;
+      t = t ? detail::promote(*t, e) : e;
+    } else {
+      float_literal |= o->kind() == Operand::Kind::float_literal;
+    }
+  }
+  DType dtype = t.value_or(DType::f32);
+  if (float_literal && !is_float(dtype)) dtype = DType::f32;
+  if (dtype != DType::f32 && dtype != DType::f64)
+    throw UserError(fmt::format("fma needs f32 or f64 operands, got {}; convert them first with .to(DType::f32)",
+                                dtype_name(dtype)),
+                    a.loc());
+  int va = detail::value_as(tr, a, dtype), vb = detail::value_as(tr, b, dtype), vc = detail::value_as(tr, c, dtype);
+  auto [x, y] = broadcast_pair(tr, va, vb, a.loc());
+  auto [xx, z] = broadcast_pair(tr, x, vc, a.loc());
+  int yy = broadcast_value(tr, y, tr.type(xx).shape, a.loc());
+  return tr.make(tr.at(a.loc()).fma(xx, yy, z));
 }
 
 Tensor cast(const Operand& x, DType to) {

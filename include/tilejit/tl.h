@@ -187,6 +187,9 @@ Tensor maximum(const Operand& a, const Operand& b);  // NaN-propagating, like to
 Tensor minimum(const Operand& a, const Operand& b);
 Tensor exp(const Operand& x);
 Tensor exp2(const Operand& x);
+/// 2^x where results below 2^-126 may flush to zero: on the GPU one ex2.approx.ftz instruction
+/// instead of four. 16-bit inputs are computed in f32.
+Tensor exp2_fast(const Operand& x);
 /// e^x computed as exp2(x * log2(e)): on the GPU a multiply and ex2.approx, against expf's
 /// eight-instruction sequence. Rounding x * log2(e) adds a relative error of about |x| * 2^-24
 /// (1e-6 at |x| = 16), so it suits arguments of moderate size such as softmax's x - max, where
@@ -198,6 +201,11 @@ Tensor log2(const Operand& x);
 Tensor sqrt(const Operand& x);
 Tensor rsqrt(const Operand& x);
 Tensor abs(const Operand& x);
+/// a * b + c rounded once (fma.rn on the GPU, llvm.fma on the CPU), for f32 or f64 operands
+/// (literals adapt; 16-bit values must be converted first). Its rounding is its own: the
+/// compilers never split it, nor fuse a plain a * b into a later add, so a value computed as
+/// fma(m, k, 0) has one rounding wherever it is used.
+Tensor fma(const Operand& a, const Operand& b, const Operand& c);
 Tensor cast(const Operand& x, DType to);
 
 // ---- shape ----

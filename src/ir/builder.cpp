@@ -107,6 +107,8 @@ ValueId Builder::select(ValueId cond, ValueId a, ValueId b) {
   return single(Op{OpKind::select, {cond, a, b}, {}, {}, {}, {}});
 }
 
+ValueId Builder::fma(ValueId a, ValueId b, ValueId c) { return single(Op{OpKind::fma, {a, b, c}, {}, {}, {}, {}}); }
+
 ValueId Builder::addptr(ValueId ptr, ValueId offset) {
   return single(Op{OpKind::addptr, {ptr, offset}, {}, {}, {}, {}});
 }

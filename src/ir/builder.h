@@ -33,6 +33,8 @@ class Builder {
   ValueId exp2_flushing_subnormals(ValueId a);
   ValueId cast(ValueId v, DType to);
   ValueId select(ValueId cond, ValueId a, ValueId b);
+  /// a * b + c rounded once (f32 or f64 operands of one type).
+  ValueId fma(ValueId a, ValueId b, ValueId c);
   ValueId addptr(ValueId ptr, ValueId offset);
   ValueId load(ValueId ptr, ValueId mask = kNoValue, ValueId other = kNoValue, Eviction eviction = Eviction::normal);
   void store(ValueId ptr, ValueId value, ValueId mask = kNoValue, Eviction eviction = Eviction::normal);

@@ -99,6 +99,11 @@ Type special_type(const Function& f, const Op& op) {
       if (t(1) != t(2)) fail(op, "both branches must have one type");
       if (t(0).shape != t(1).shape) fail(op, "condition shape differs");
       return t(1);
+    case OpKind::fma:
+      expect_operands(op, 3);
+      if (t(0) != t(1) || t(0) != t(2)) fail(op, "operands must have one type");
+      if (t(0).is_ptr || (t(0).elem != DType::f32 && t(0).elem != DType::f64)) fail(op, "needs f32 or f64 operands");
+      return t(0);
     case OpKind::addptr:
       expect_operands(op, 2);
       if (!t(0).is_ptr) fail(op, "first operand must be a pointer");

@@ -24,6 +24,7 @@
 #include "kernels/vector_add.h"
 #include "src/codegen/cuda/cuda_types.h"
 #include "tilejit/kernel.h"
+#include "tilejit/ops/softmax_kernels.h"
 
 using namespace tilejit;
 namespace fs = std::filesystem;
@@ -182,6 +183,16 @@ TEST_CASE("golden: stash_round_trip (3 slots of 256 bf16 from f32 loads: puts an
                                                 1, 256, static_cast<std::int64_t>(DType::bf16)},
                                                kOptions);
   check_kernel("stash_round_trip", k);
+}
+
+TEST_CASE("golden: the library's walked group (bf16 rows of 1M, groups of 32, 8 kept blocks of 2048)") {
+  // The op's kernel for few wide rows: online statistics per 16 bytes, a stash, one exchange a row.
+  const std::int64_t cols = 1 << 20, group = 32;
+  const auto& k = ops::softmax_group_online_op().compile(
+      {fake(DType::bf16, 0), fake(DType::bf16, 1), fake(DType::f32, 2), cols, cols, 128, cols, cols / group, 2048,
+       group, 0, 0, 8, 8, 0},
+      CompileOptions{.num_warps = 8, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda});
+  check_kernel("softmax_group_walk", k);
 }
 
 TEST_CASE("golden PTX: softmax_persistent (BLOCK 1024, 4 warps, f32, num_stages 2, PTX generator)") {

@@ -108,6 +108,27 @@ void exp_fast_of_integer(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(auto e = tl::exp_fast(r));
 }
 
+void fma_of_integers(tl::Ptr, tl::Ptr, tl::Int n, tl::Constexpr) {
+  auto r = tl::arange(0, 16);
+  HERE(auto f = tl::fma(r, n, 1));
+}
+
+void fma_of_bf16(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto v = tl::load(x + tl::arange(0, 16)).to(DType::bf16);
+  HERE(auto f = tl::fma(v, 2.0, v));
+}
+
+void fma_of_pointer(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto v = tl::load(x + tl::arange(0, 16));
+  HERE(auto f = tl::fma(v, 2.0, x));
+}
+
+void fma_of_unbroadcastable(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto v = tl::load(x + tl::arange(0, 16));
+  auto w = tl::load(x + tl::arange(0, 32));
+  HERE(auto f = tl::fma(v, 2.0, w));
+}
+
 void cluster_max_of_block(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   auto v = tl::load(x + tl::arange(0, 16));
   HERE(auto m = tl::cluster_max(v, 2));
@@ -321,6 +342,13 @@ TEST_CASE("exp of an integer") {
 
 TEST_CASE("exp_fast of an integer") {
   expect_user_error([] { compile(exp_fast_of_integer); }, "exp_fast needs a floating-point operand", g_line);
+}
+
+TEST_CASE("fma of integers, of 16-bit values, of a pointer, of shapes that do not broadcast") {
+  expect_user_error([] { compile(fma_of_integers); }, "fma needs f32 or f64 operands, got i32", g_line);
+  expect_user_error([] { compile(fma_of_bf16); }, "fma needs f32 or f64 operands, got bf16", g_line);
+  expect_user_error([] { compile(fma_of_pointer); }, "fma is not defined for pointers", g_line);
+  expect_user_error([] { compile(fma_of_unbroadcastable); }, "shape mismatch: f32[16] and f32[32]", g_line);
 }
 
 TEST_CASE("cluster reductions: a block operand, a cluster too large, two sizes in one kernel") {

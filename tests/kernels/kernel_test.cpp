@@ -9,6 +9,9 @@ std::vector<float> softmax_input(std::int64_t rows, std::int64_t cols, unsigned 
   std::normal_distribution<float> normal(0.f, 3.f);
   std::vector<float> x(static_cast<std::size_t>(rows * cols));
   for (auto& v : x) v = normal(rng);
+  // row 0: values near 1000, whose maximum times log2(e) rounds at 2^-13 in f32: an exponent
+  // against a maximum rounded otherwise than its sum's terms would be off by about 4e-5.
+  for (std::int64_t c = 0; c < cols; ++c) x[static_cast<std::size_t>(c)] += 1000.f;
   const float inf = std::numeric_limits<float>::infinity();
   auto at = [&](std::int64_t r, std::int64_t c) -> float& { return x[static_cast<std::size_t>(r * cols + c)]; };
   if (rows > 1)

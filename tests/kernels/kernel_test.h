@@ -48,7 +48,7 @@ inline std::vector<float> random_floats(std::size_t n, float lo, float hi, unsig
   return v;
 }
 
-/// Fresh random rows, with special rows mixed in: -inf entries, large magnitudes, all -inf.
+/// Fresh random rows, with special rows mixed in: near 1000, -inf entries, large magnitudes, all -inf.
 std::vector<float> softmax_input(std::int64_t rows, std::int64_t cols, unsigned seed);
 
 }  // namespace tilejit::testing

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 
 #include "kernel_test.h"
@@ -14,7 +15,7 @@ namespace tl = tilejit::tl;
 
 namespace {
 
-enum Unary { kExp, kExpFast, kExp2, kLog, kLog2, kSqrt, kRsqrt, kAbs, kNeg, kNumUnary };
+enum Unary { kExp, kExpFast, kExp2, kExp2Fast, kLog, kLog2, kSqrt, kRsqrt, kAbs, kNeg, kNumUnary };
 enum Binary { kAdd, kSub, kMul, kDiv, kMax, kMin, kWhereLess, kNumBinary };
 
 // y[i] = op(x[i]) over a 2-D block [R, C] (R == 1 exercises the 1-D-like path via a row).
@@ -28,6 +29,7 @@ void unary_kernel(tl::Ptr y, tl::Ptr x, tl::Int n, tl::Constexpr OP, tl::Constex
     case kExp: r = tl::exp(v); break;
     case kExpFast: r = tl::exp_fast(v); break;
     case kExp2: r = tl::exp2(v); break;
+    case kExp2Fast: r = tl::exp2_fast(v); break;
     case kLog: r = tl::log(v); break;
     case kLog2: r = tl::log2(v); break;
     case kSqrt: r = tl::sqrt(v); break;
@@ -107,15 +109,12 @@ TEST_CASE("unary math ops on 2-D blocks") {
   auto x = random_floats(n, 0.01f, 20.f, 3);
   Buffer bx = buffer(DType::f32, n), by = buffer(DType::f32, n);
   bx.upload(x);
-  std::function<double(double)> ref[] = {[](double v) { return std::exp(v); },
-                                         [](double v) { return std::exp(v); },
-                                         [](double v) { return std::exp2(v); },
-                                         [](double v) { return std::log(v); },
-                                         [](double v) { return std::log2(v); },
-                                         [](double v) { return std::sqrt(v); },
-                                         [](double v) { return 1 / std::sqrt(v); },
-                                         [](double v) { return std::fabs(v); },
-                                         [](double v) { return -v; }};
+  std::function<double(double)> ref[] = {
+      [](double v) { return std::exp(v); },  [](double v) { return std::exp(v); },
+      [](double v) { return std::exp2(v); }, [](double v) { return std::exp2(v); },
+      [](double v) { return std::log(v); },  [](double v) { return std::log2(v); },
+      [](double v) { return std::sqrt(v); }, [](double v) { return 1 / std::sqrt(v); },
+      [](double v) { return std::fabs(v); }, [](double v) { return -v; }};
   for (int op = 0; op < kNumUnary; ++op)
     for (auto [R, C] : {std::pair<int, int>{1, 1024}, {8, 128}, {32, 32}}) {
       CAPTURE(op);
@@ -158,9 +157,9 @@ TEST_CASE("exp_fast of f16 and bf16 blocks keeps the 16-bit result's own accurac
   }
 }
 
-TEST_CASE("exp_fast and exp2 near and below the smallest normal float") {
-  // e^x crosses 2^-126 at x = -87.3. exp_fast may give zero below it (the GPU's ex2.approx.ftz)
-  // and nothing else; exp2 keeps subnormal results (2^x down to 2^-149).
+TEST_CASE("exp_fast, exp2_fast and exp2 near and below the smallest normal float") {
+  // e^x crosses 2^-126 at x = -87.3 (2^x at x = -126). exp_fast and exp2_fast may give zero below
+  // it (the GPU's ex2.approx.ftz) and nothing else; exp2 keeps subnormal results (down to 2^-149).
   static const Kernel k("unary", unary_kernel, {"y", "x", "n", "OP", "R", "C"});
   const std::int64_t n = 4096;
   struct Case {
@@ -168,7 +167,8 @@ TEST_CASE("exp_fast and exp2 near and below the smallest normal float") {
     float lo, hi;
     double bound;  // relative error of a normal result (exp_fast: plus |x| * 2^-23 for x * log2(e))
   };
-  for (Case c : {Case{kExpFast, -110.f, -70.f, 2e-6 + 110 * 0x1p-23}, Case{kExp2, -148.f, -110.f, 2e-6}}) {
+  for (Case c : {Case{kExpFast, -110.f, -70.f, 2e-6 + 110 * 0x1p-23}, Case{kExp2Fast, -160.f, -100.f, 2e-6},
+                 Case{kExp2, -148.f, -110.f, 2e-6}}) {
     CAPTURE(c.op);
     auto x = random_floats(n, c.lo, c.hi, 21);
     Buffer bx = buffer(DType::f32, n), by = buffer(DType::f32, n);
@@ -179,10 +179,10 @@ TEST_CASE("exp_fast and exp2 near and below the smallest normal float") {
     int flushed = 0, subnormal = 0;
     double worst = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      const double want = c.op == kExp2 ? std::exp2(double{x[i]}) : std::exp(double{x[i]});
+      const double want = c.op == kExpFast ? std::exp(double{x[i]}) : std::exp2(double{x[i]});
       if (want >= 0x1p-126) {
         worst = std::max(worst, rel_diff(y[i], want));
-      } else if (c.op == kExpFast && y[i] == 0.0f) {
+      } else if (c.op != kExp2 && y[i] == 0.0f) {
         ++flushed;
       } else {
         ++subnormal;
@@ -220,6 +220,80 @@ TEST_CASE("binary ops and where on 1-D blocks, f32 and f16") {
     for (std::int64_t i = 0; i < n; ++i) worst = std::max(worst, rel_diff(z[i], ref[op](xs[i], ys[i])));
     CHECK(worst <= 1e-6);
   }
+}
+
+namespace {
+
+// out = fma(a, b, c), elementwise, in the element type of the buffers.
+void fma_kernel(tl::Ptr out, tl::Ptr a, tl::Ptr b, tl::Ptr c, tl::Int n, tl::Constexpr BLOCK) {
+  auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
+  auto mask = offs < n;
+  tl::store(out + offs, tl::fma(tl::load(a + offs, mask), tl::load(b + offs, mask), tl::load(c + offs, mask)), mask);
+}
+
+// out[r, j] = fma(x[r, j], 0.75, row[r]): a literal and a per-row column broadcast to the block.
+void fma_broadcast_kernel(tl::Ptr out, tl::Ptr x, tl::Ptr row, tl::Constexpr R, tl::Constexpr C) {
+  auto rows = tl::arange(0, R)(tl::all, tl::newaxis);
+  auto offs = rows * C + tl::arange(0, C)(tl::newaxis, tl::all);
+  tl::store(out + offs, tl::fma(tl::load(x + offs), 0.75, tl::load(row + rows)));
+}
+
+// a * b + c for values whose product is not representable, so one rounding and two differ;
+// `want` is the host's correctly rounded std::fma in T, `unfused` the twice-rounded form.
+template <class T>
+void check_fma_rounds_once(DType t) {
+  static const Kernel k("fma", fma_kernel, {"out", "a", "b", "c", "n", "BLOCK"});
+  const T one = 1, u = std::numeric_limits<T>::epsilon();  // 2^-23 (f32), 2^-52 (f64)
+  // (1 + 2^k u)^2 = 1 + 2^(k+1) u + 2^2k u^2: the last term is lost when the product is rounded.
+  std::vector<T> a, b, c;
+  for (int k = 4; k <= 10; ++k) {
+    const T x = one + std::ldexp(u, k);
+    a.push_back(x);
+    b.push_back(x);
+    c.push_back(-(one + std::ldexp(u, k + 1)));
+    a.push_back(-x);
+    b.push_back(x + u);
+    c.push_back(one);
+  }
+  const auto n = static_cast<std::int64_t>(a.size());
+  Buffer ba = buffer(t, a.size()), bb = buffer(t, a.size()), bc = buffer(t, a.size()), bo = buffer(t, a.size());
+  ba.upload(a);
+  bb.upload(b);
+  bc.upload(c);
+  k.launch({1}, {bo, ba, bb, bc, n, 64}, options());
+  finish();
+  auto out = bo.template download<T>();
+  for (std::int64_t i = 0; i < n; ++i) {
+    CAPTURE(i);
+    const T want = std::fma(a[i], b[i], c[i]);
+    volatile T product = a[i] * b[i];  // rounded here, as an unfused multiply would be
+    CHECK(want != product + c[i]);     // the inputs tell the two forms apart
+    CHECK(out[i] == want);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fma rounds once, in f32 and f64") {
+  SUBCASE("f32") { check_fma_rounds_once<float>(DType::f32); }
+  SUBCASE("f64") { check_fma_rounds_once<double>(DType::f64); }
+}
+
+TEST_CASE("fma broadcasts a literal and a column over a 2-D block") {
+  static const Kernel k("fma_broadcast", fma_broadcast_kernel, {"out", "x", "row", "R", "C"});
+  const int R = 16, C = 64;
+  auto x = random_floats(R * C, -4.f, 4.f, 31), row = random_floats(R, -2.f, 2.f, 32);
+  Buffer bx = buffer(DType::f32, x.size()), br = buffer(DType::f32, row.size()), bo = buffer(DType::f32, x.size());
+  bx.upload(x);
+  br.upload(row);
+  k.launch({1}, {bo, bx, br, R, C}, options());
+  finish();
+  auto out = bo.download<float>();
+  double worst = 0;
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < C; ++j)
+      worst = std::max(worst, std::fabs(out[r * C + j] - (double{x[r * C + j]} * 0.75 + row[r])));
+  CHECK(worst <= 0x1p-21);  // half an ulp of results below 8
 }
 
 TEST_CASE("reductions along each axis of 2-D blocks") {

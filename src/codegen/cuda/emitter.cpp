@@ -336,6 +336,8 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
       return fmt::format("({0} < 0 ? -{0} : {0})", c(0));
     case ir::OpKind::cast: return convert(in, t, args.at(0));
     case ir::OpKind::select: return fmt::format("({} ? {} : {})", args.at(0), args.at(1), args.at(2));
+    case ir::OpKind::fma:
+      return fmt::format("{}({}, {}, {})", f64 ? "fma" : "fmaf", args.at(0), args.at(1), args.at(2));
     case ir::OpKind::addptr: return fmt::format("({} + {})", args.at(0), args.at(1));
     default: throw InternalError(fmt::format("codegen: '{}' is not elementwise", ir::op_name(op.kind)));
   }

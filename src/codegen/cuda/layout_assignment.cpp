@@ -1,6 +1,7 @@
 #include "codegen/cuda/layout_assignment.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "tilejit/error.h"
 
@@ -76,13 +77,20 @@ class Assigner {
       case ir::OpKind::broadcast: plan_.fixed[res] = plan_.default_layout(shape); return;
       default: break;
     }
-    // Elementwise: follow the first operand that has a layout.
+    // Elementwise: follow the first operand whose layout an op computed; a loop-carried value's
+    // layout is only the previous round's guess while its loop settles, so it comes second.
+    // (A running sum rescaled by a factor derived from the carried max would otherwise keep
+    // the default layout the first round gave it, and convert to the reduction's every step.)
+    const Layout* follow = nullptr;
     for (ir::ValueId v : op.operands)
       if (const Layout* l = fixed_layout(v)) {
-        plan_.fixed[res] = *l;
-        return;
+        if (!carried_.contains(v)) {
+          follow = l;
+          break;
+        }
+        if (!follow) follow = l;
       }
-    plan_.fixed[res] = plan_.default_layout(shape);
+    plan_.fixed[res] = follow ? *follow : plan_.default_layout(shape);
   }
 
   // Carried values take their init's layout, then the layout their yielded value ends up
@@ -93,6 +101,7 @@ class Assigner {
   void assign_loop(const ir::Op& op) {
     const ir::Region& body = op.regions[0];
     std::size_t carried = op.results.size();
+    for (std::size_t i = 0; i < carried; ++i) carried_.insert(body.args[i + 1]);
     for (std::size_t i = 0; i < carried; ++i) {
       ir::ValueId arg = body.args[i + 1];
       ir::ValueId init = op.operands[ir::kForFixedOperands + i];
@@ -119,6 +128,7 @@ class Assigner {
 
   const ir::Function& f_;
   LayoutPlan& plan_;
+  std::unordered_set<ir::ValueId> carried_;  // loop-carried values (body arguments)
 };
 
 // Vector width: 16 bytes of the widest element any block load or store touches. Scalar accesses

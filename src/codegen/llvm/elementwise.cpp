@@ -122,6 +122,8 @@ llvm::Value* Lowering::apply(const ir::Op& op, const std::vector<llvm::Value*>& 
     }
     case ir::OpKind::cast: return convert(in, t, args[0]);
     case ir::OpKind::select: return b_.CreateSelect(args[0], args[1], args[2]);
+    case ir::OpKind::fma:
+      return b_.CreateIntrinsic(llvm::Intrinsic::fma, {args[0]->getType()}, {args[0], args[1], args[2]});
     case ir::OpKind::addptr: {
       llvm::Value* offset = b_.CreateSExt(args[1], like(args[1], b_.getInt64Ty()));
       return b_.CreateGEP(memory_type(in), args[0], offset);

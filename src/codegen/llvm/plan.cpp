@@ -12,7 +12,7 @@ bool is_elementwise(ir::OpKind k) {
     case ir::OpCategory::Unary:
     case ir::OpCategory::Binary:
     case ir::OpCategory::Compare: return true;
-    default: return k == ir::OpKind::cast || k == ir::OpKind::select || k == ir::OpKind::addptr;
+    default: return k == ir::OpKind::cast || k == ir::OpKind::select || k == ir::OpKind::fma || k == ir::OpKind::addptr;
   }
 }
 

@@ -336,6 +336,11 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
       }
       return d;
     }
+    case ir::OpKind::fma: {
+      std::string d = code_.reg(reg_class(rt));
+      code_.ins(fmt::format("fma.rn.{} {}, {}, {}, {}", arith_type(rt.elem), d, args.at(0), args.at(1), args.at(2)));
+      return d;
+    }
     case ir::OpKind::addptr: {
       // C pointer arithmetic: the offset (sign-extended) times the element size, in 64 bits.
       auto size = static_cast<std::int64_t>(dtype_size(type(op.operands[0]).elem));
