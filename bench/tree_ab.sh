@@ -27,18 +27,9 @@ cmake -S "$work/src" -B "$work/build" -DTILEJIT_WITH_LLVM=OFF -DCMAKE_BUILD_TYPE
   ${CUDA_ROOT:+-DCUDAToolkit_ROOT=$CUDA_ROOT} >"$work/configure.log"
 cmake --build "$work/build" -j "${JOBS:-16}" --target tilejit_c >"$work/build.log"
 
-declare -A lib=([ref]="$work/build/libtilejit_c.so" [tree]="$BUILD/libtilejit_c.so")
-mkdir -p "$work/cache-ref" "$work/cache-tree" "$work/rows"
-for round in $(seq 1 "${ROUNDS:-2}"); do
-  for side in ref tree; do
-    echo "--- round $round: $side"
-    TILEJIT_CACHE_DIR=$work/cache-$side PYTHONUNBUFFERED=1 python3 -X faulthandler bench/softmax_bench.py \
-      --lib "${lib[$side]}" --out "$work/out" --shapes "${SHAPES:?MxN shapes}" --impls copy,tilejit_op \
-      --repeat "${REPEAT:-3}" --json "$work/rows/$side-$round.json"
-  done
-done
-
-python3 - "$work/rows" "$ref" "$(git rev-parse --short HEAD)" "${REPEAT:-3}" >"$OUT/tree_ab.md" <<'EOF'
+# The table so far (after every process: a run cut short keeps what it measured).
+summarize() {
+  python3 - "$work/rows" "$ref" "$(git rev-parse --short HEAD)" "${REPEAT:-3}" >"$OUT/tree_ab.md" <<'EOF'
 import glob, json, os, statistics, sys
 rows_dir, ref, head, repeat = sys.argv[1:]
 runs = {"ref": [], "tree": []}
@@ -66,4 +57,18 @@ for key in sorted(a, key=lambda k: (k[0], k[1] * k[2], k[2])):
     print(f"| {key[0]} | {key[1]} | {key[2]} | {ta * 1e3:.1f} [{span(a[key])}] | {fa:.2f} | "
           f"{tb * 1e3:.1f} [{span(b[key])}] | {fb:.2f} | {tb / ta:.3f} |")
 EOF
+}
+
+declare -A lib=([ref]="$work/build/libtilejit_c.so" [tree]="$BUILD/libtilejit_c.so")
+mkdir -p "$work/cache-ref" "$work/cache-tree" "$work/rows"
+for round in $(seq 1 "${ROUNDS:-2}"); do
+  for side in ref tree; do
+    echo "--- round $round: $side"
+    TILEJIT_CACHE_DIR=$work/cache-$side PYTHONUNBUFFERED=1 python3 -X faulthandler bench/softmax_bench.py \
+      --lib "${lib[$side]}" --out "$work/out" --shapes "${SHAPES:?MxN shapes}" --impls copy,tilejit_op \
+      --repeat "${REPEAT:-3}" --json "$work/rows/$side-$round.json"
+    summarize
+  done
+done
+
 cat "$OUT/tree_ab.md"
