@@ -202,9 +202,9 @@ Tensor sqrt(const Operand& x);
 Tensor rsqrt(const Operand& x);
 Tensor abs(const Operand& x);
 /// a * b + c rounded once (fma.rn on the GPU, llvm.fma on the CPU), for f32 or f64 operands
-/// (literals adapt; 16-bit values must be converted first). Its rounding is its own: the
-/// compilers never split it, nor fuse a plain a * b into a later add, so a value computed as
-/// fma(m, k, 0) has one rounding wherever it is used.
+/// (literals adapt; 16-bit values must be converted first). Neither compiler splits it or folds
+/// it into other arithmetic: fma(m, k, 0.0) is m * k rounded once, which a later subtraction
+/// cannot absorb the way it may fuse a plain m * k.
 Tensor fma(const Operand& a, const Operand& b, const Operand& c);
 Tensor cast(const Operand& x, DType to);
 

@@ -459,3 +459,44 @@ TEST_CASE("stash copies: one 16-byte cp.async per vector, a group per copy, wait
       args, {.num_warps = 4, .arch = "sm_75", .codegen = GpuCodegen::cuda});
   CHECK(old.stage("ptx").find("cp.async") == std::string::npos);
 }
+
+namespace {
+
+// A running sum per tile row of a walked block, rescaled by 2^(fma(old max, k, 0) - s) when its
+// max grows: the factor comes from the carried max through an op none of whose operands has a
+// layout in the layout assignment's first round. FMA_FORM 0 writes it 2^((old max - new max) k).
+void rescaled_running_sum(tl::Ptr out, tl::Ptr in, tl::Int n, tl::Constexpr FMA_FORM, tl::Constexpr BLOCK) {
+  const std::int64_t lanes = BLOCK.value / 8;
+  auto tile = tl::arange(0, lanes)(tl::all, tl::newaxis) * 8 + tl::arange(0, 8)(tl::newaxis, tl::all);
+  auto lane_max = tl::full({lanes}, -tl::inf, DType::f32);
+  auto lane_sum = tl::zeros({lanes}, DType::f32);
+  tl::for_range(0, n, BLOCK, [&](tl::Int start) {
+    auto x = tl::load(in + start + tile, start + tile < n, -tl::inf);
+    auto new_max = tl::maximum(lane_max, tl::max(x, 1));
+    auto s = tl::fma(new_max, 1.5, 0.0);
+    auto added = tl::sum(tl::exp2_fast(tl::fma(x, 1.5, -s(tl::all, tl::newaxis))), 1);
+    auto scale =
+        FMA_FORM.value ? tl::exp2_fast(tl::fma(lane_max, 1.5, 0.0) - s) : tl::exp2_fast((lane_max - new_max) * 1.5);
+    lane_sum = lane_sum * scale + added;
+    lane_max = new_max;
+  });
+  tl::store(out + tl::arange(0, lanes), lane_sum);
+}
+
+}  // namespace
+
+TEST_CASE("a running sum rescaled through an fma of its carried max keeps the reduction's layout") {
+  // The carried max has no layout in the first round, so neither has the fma of it: the sum once
+  // took the default layout from that, and converted through shared memory twice a step.
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr, tl::Constexpr> k(
+      "rescaled_running_sum", rescaled_running_sum, {"out", "in", "n", "FMA_FORM", "BLOCK"});
+  auto cuda = [&](std::int64_t fma_form) {
+    std::vector<Arg> args{Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, std::int64_t{5000}, fma_form,
+                          std::int64_t{2048}};
+    return k.compile(args, {.num_warps = 8, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda})
+        .stage("cuda");
+  };
+  const std::string with_fma = cuda(1), with_sub = cuda(0);
+  CHECK(count_of(with_fma, "__syncthreads();") == count_of(with_sub, "__syncthreads();"));
+  CHECK(count_of(with_fma, "tj_x[") == count_of(with_sub, "tj_x["));
+}

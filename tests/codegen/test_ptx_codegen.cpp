@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -279,9 +280,10 @@ TEST_CASE("fma is fma.rn in the PTX generator and fmaf in CUDA C; exp2_fast is e
   const auto& c = k.compile(args, cuda);
   CHECK(c.stage("cuda").find("fmaf(") != std::string::npos);
   CHECK(c.stage("cuda").find("tj_ex2_ftz(") != std::string::npos);
-  // NVVM keeps the zero addend (folding it would change the sign of a zero product), so the
-  // scaled maximum is rounded once and not fused into the next fma.
-  CHECK(c.stage("ptx").find("0f00000000") != std::string::npos);
+  // NVVM keeps the zero addend (folding it to a multiply would change the sign of a zero
+  // product), so s is rounded once and not fused into the fma that subtracts it.
+  const std::regex zero_addend(R"(mov\.f32\s+(%f\d+), 0f00000000;[\s\S]*fma\.rn\.f32\s+%f\d+, %f\d+, %f\d+, \1;)");
+  CHECK(std::regex_search(c.stage("ptx"), zero_addend));
 }
 
 TEST_CASE("a kernel the PTX generator cannot express falls back to CUDA C and says why") {
@@ -556,7 +558,7 @@ TEST_CASE("PTX path: the op's bf16 rows_2d loop computes one address and one mas
   }
 }
 
-TEST_CASE("PTX path: the op's cluster kernel syncs as NVRTC's does and assembles to as little machine code") {
+TEST_CASE("PTX path: the op's cluster kernel syncs as NVRTC's does and assembles to no more machine code") {
   // The configurations the H200 table ships for 4096 rows, which ran at 0.73, 0.71 and 0.53 of a
   // copy through this generator against 0.84, 0.73 and 0.58 through NVRTC. The loop had two
   // block barriers per cross-warp reduction where the CUDA C generator has one (two buffers in
@@ -596,10 +598,7 @@ TEST_CASE("PTX path: the op's cluster kernel syncs as NVRTC's does and assembles
     if (rt::ptx_assembler_name() == "nvJitLink") continue;  // relocatable code (see the register tests)
     o.codegen = GpuCodegen::cuda;
     const CompiledKernel& nvrtc = ops::softmax_cluster_op().compile(c.args, o);
-    // Within 128 bytes (eight instructions): when the exponents became an fma and an ex2 an element,
-    // NVRTC's bf16 65536 build shrank by 384 bytes and this generator's stayed at 11136, 128 above
-    // it. The regressions this guards against cost 256-768 bytes.
-    CHECK(text_bytes(k.stage("cubin")) <= text_bytes(nvrtc.stage("cubin")) + 128);
+    CHECK(text_bytes(k.stage("cubin")) <= text_bytes(nvrtc.stage("cubin")));
     // Registers are allocated 8 at a time; the bf16 65536 kernel takes 79 against 69, 3 blocks
     // per SM either way.
     auto blocks_per_sm = [&](const CompiledKernel& x) {

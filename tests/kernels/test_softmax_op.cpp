@@ -372,6 +372,48 @@ TEST_CASE("softmax op: 16-bit and mixed element types, log_softmax") {
   check({.rows = 7, .cols = 200, .log = true, .config = forced(SoftmaxStrategy::online, 32)});
 }
 
+TEST_CASE("softmax op: a row with one finite element gives exactly 1 (softmax) and 0 (log_softmax) there") {
+  // As torch gives: exp(x - max) is exp(0) = 1 for that element and 0 for every -inf, so the sum
+  // is exactly 1. A form whose sum carries a rounding of the max (2^(x log2 e - round(max
+  // log2 e)) and a correction) gives 1 +- 1 ulp, and log_softmax a nonzero where 0 is exact.
+  auto run = [](std::int64_t rows, std::int64_t cols, bool log, std::optional<SoftmaxConfig> config) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    CAPTURE(log);
+    std::vector<float> x(static_cast<std::size_t>(rows * cols), -std::numeric_limits<float>::infinity());
+    std::vector<std::int64_t> at(static_cast<std::size_t>(rows));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      at[static_cast<std::size_t>(r)] = (r * 7919) % cols;
+      x[static_cast<std::size_t>(r * cols + at[static_cast<std::size_t>(r)])] = 1000.f * static_cast<float>(r) - 3.3f;
+    }
+    Buffer in = buffer(DType::f32, x.size()), out = buffer(DType::f32, x.size());
+    in.upload(x);
+    out.fill_bytes(0xff);
+    ops::SoftmaxOptions options;
+    options.backend = backend();
+    options.config = config;
+    if (log) ops::log_softmax(pointer(out), pointer(in), rows, cols, cols, cols, nullptr, options);
+    else ops::softmax(pointer(out), pointer(in), rows, cols, cols, cols, nullptr, options);
+    finish();
+    auto y = out.download<float>();
+    int wrong = 0;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t k = 0; k < cols; ++k) {
+        const float got = y[static_cast<std::size_t>(r * cols + k)];
+        const bool hot = k == at[static_cast<std::size_t>(r)];
+        const float want = hot ? (log ? 0.f : 1.f) : (log ? -std::numeric_limits<float>::infinity() : 0.f);
+        wrong += got != want;
+      }
+    CHECK(wrong == 0);
+  };
+  for (bool log : {false, true}) {
+    run(37, 1, log, std::nullopt);
+    run(5, 1000, log, std::nullopt);
+    for (auto strategy : {SoftmaxStrategy::online, SoftmaxStrategy::split_row, SoftmaxStrategy::group})
+      run(5, 1000, log, forced(strategy, 64, 1, 3));
+  }
+}
+
 TEST_CASE("softmax op: strided rows and pointers off alignment by one element") {
   for (std::int64_t n : {5, 300, 4097, 16385}) {
     check({.rows = 6, .cols = n, .in_stride = n + 3, .out_stride = n + 1, .in_offset = 1, .out_offset = 1});

@@ -7,8 +7,8 @@
 // each running statistic covers (detail::OnlineMaxSum): the launcher passes SoftmaxConfig::stat_cols,
 // by default 16 bytes of elements on the GPU and the whole block on the CPU.
 // Rows are walked grid-stride (program_id, num_programs), so one kernel serves a persistent grid
-// on the GPU and one program per row (block) on the CPU. Per-element exponentials are taken
-// base 2 against a maximum scaled once (detail::exp_from); scalar ones keep tl::exp.
+// on the GPU and one program per row (block) on the CPU. Per-element exponentials are
+// tl::exp_fast (arguments x - max <= 0); scalar ones keep tl::exp.
 //
 // Rows split across programs exchange their partial max and sum three ways: split_row through a
 // small global workspace and a second launch (any number of programs per row), cluster through
@@ -17,7 +17,6 @@
 #pragma once
 
 #include <algorithm>
-#include <numbers>
 #include <optional>
 
 #include "tilejit/kernel.h"
@@ -34,45 +33,11 @@ inline tl::Tensor row_offset(const tl::Tensor& row, const tl::Int& stride, std::
   return wide ? row.to(DType::i64) * stride : row * stride;
 }
 
-// exp(x - m) for the elements that share a maximum m (a row's, a lane's, a slice's), taken as
-// 2^(x log2 e - s) with s = m log2 e rounded once: per element one FMA and one ex2, where
-// exp_fast(x - m) takes a subtraction, a multiply and an ex2. Every exponent taken against m
-// subtracts the same s, so the rounding of s scales them all by one factor, unit(m, s) =
-// 2^(s - m log2 e), which sums and ratios of them share; a sum leaving its kernel's own
-// arithmetic (an exchange, log_softmax) is multiplied by it once. Rescaling a running sum from
-// one maximum to the next is 2^(s_old - s_new) with the same rounded values, so no rounding of
-// m log2 e reaches the result (f32 stays within 1e-7 of float64 however large the maxima).
-
-/// m log2 e, rounded once. An fma with a zero addend rather than a multiply: a compiler may fuse
-/// a multiply into the subtraction that uses it (s_old - m log2 e), so that use would not see the
-/// rounded s its exponents subtracted.
-inline tl::Tensor scaled(const tl::Tensor& m) { return tl::fma(m, std::numbers::log2e, 0.0); }
-
-/// exp(x - m) / unit(m, s) for s = scaled(m).
-inline tl::Tensor exp_from(const tl::Tensor& x, const tl::Tensor& s) {
-  return tl::exp2_fast(tl::fma(x, std::numbers::log2e, -s));
-}
-
-/// 2^(s - m log2 e) for s = scaled(m): the difference is the rounding error of s, which the fma
-/// computes exactly. (Within half an ulp of s of 0, so exp2_fast's flushing never applies.)
-inline tl::Tensor unit(const tl::Tensor& m, const tl::Tensor& s) {
-  return tl::exp2_fast(-tl::fma(m, std::numbers::log2e, -s));
-}
-
 /// The finished row from x (f32), its max and its sum of exp(x - max).
-inline tl::Tensor normalize(const tl::Tensor& x, const tl::Tensor& row_max, const tl::Tensor& row_sum,
+inline tl::Tensor normalize(const tl::Tensor& x, const tl::Operand& row_max, const tl::Operand& row_sum,
                             std::int64_t log) {
   if (log) return x - row_max - tl::log(row_sum);
-  auto s = scaled(row_max);
-  // Divided by row_sum / unit(row_max, s), formed without a division of its own: a block divided
-  // by a scalar is a reciprocal and a multiply an element.
-  return exp_from(x, s) / (row_sum * tl::exp2_fast(tl::fma(row_max, std::numbers::log2e, -s)));
-}
-
-/// The sum of exp(x - m) over a block x (f32, -inf where masked) and its scalar max m.
-inline tl::Tensor sum_exp(const tl::Tensor& x, const tl::Tensor& m) {
-  auto s = scaled(m);
-  return tl::sum(exp_from(x, s), 0) * unit(m, s);
+  return tl::exp_fast(x - row_max) / row_sum;
 }
 
 }  // namespace detail
@@ -90,8 +55,7 @@ inline void softmax_rows_2d_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride
     auto in_rows = detail::row_offset(rows, in_stride, WIDE)(tl::all, tl::newaxis);
     auto x = tl::load(in + in_rows + cols, mask, -tl::inf).to(DType::f32);
     auto row_max = tl::max(x, 1)(tl::all, tl::newaxis);
-    auto s = detail::scaled(row_max);
-    auto row_sum = tl::sum(detail::exp_from(x, s), 1)(tl::all, tl::newaxis) * detail::unit(row_max, s);
+    auto row_sum = tl::sum(tl::exp_fast(x - row_max), 1)(tl::all, tl::newaxis);
     auto out_rows = detail::row_offset(rows, out_stride, WIDE)(tl::all, tl::newaxis);
     tl::store(out + out_rows + cols, detail::normalize(x, row_max, row_sum, LOG), mask);
   });
@@ -106,7 +70,7 @@ inline void softmax_row_op_kernel(tl::Ptr out, tl::Ptr in, tl::Int in_stride, tl
     auto mask = cols < n_cols;
     auto x = tl::load(in + detail::row_offset(row, in_stride, WIDE) + cols, mask, -tl::inf).to(DType::f32);
     auto row_max = tl::max(x, 0);
-    auto row_sum = detail::sum_exp(x, row_max);
+    auto row_sum = tl::sum(tl::exp_fast(x - row_max), 0);
     tl::store(out + detail::row_offset(row, out_stride, WIDE) + cols, detail::normalize(x, row_max, row_sum, LOG),
               mask);
   });
@@ -143,12 +107,9 @@ struct OnlineMaxSum {
     // While a lane has seen only -inf, shift by 0: exp(-inf - -inf) would be NaN. NaN and +inf
     // still reach the sum, as torch's softmax lets them reach every output.
     auto shift = tl::where(new_max == -tl::inf, 0.0f, new_max);
-    auto s = scaled(shift);
-    auto e = exp_from(x, s(tl::all, tl::newaxis));
+    auto e = tl::exp_fast(x - shift(tl::all, tl::newaxis));
     auto added = sum_per_element ? e : tl::sum(e, 1);
-    // The lane's sum so far was taken against scaled(lane_max) (0 while lane_max is -inf, when
-    // the sum is 0 and so is this scale).
-    auto scale = tl::exp2_fast(scaled(lane_max) - s);
+    auto scale = tl::exp_fast(lane_max - shift);
     lane_sum = lane_sum * (sum_per_element ? scale(tl::all, tl::newaxis) : scale) + added;
     lane_max = new_max;
   }
@@ -165,9 +126,8 @@ struct OnlineMaxSum {
   std::pair<tl::Tensor, tl::Tensor> result() const {
     auto row_max = tl::max(lane_max, 0);
     auto shift = tl::where(row_max == -tl::inf, 0.0f, row_max);
-    auto s = scaled(shift);
     auto sums = sum_per_element ? tl::sum(lane_sum, 1) : lane_sum;
-    return {row_max, tl::sum(sums * tl::exp2_fast(scaled(lane_max) - s), 0) * unit(shift, s)};
+    return {row_max, tl::sum(sums * tl::exp_fast(lane_max - shift), 0)};
   }
 };
 
@@ -348,14 +308,12 @@ void row_slices_in_registers(const tl::Ptr& out, const tl::Ptr& in, const tl::In
       if (one_exchange) {
         // A part that is all -inf (padding past the row's end) is shifted by 0: exp(-inf - -inf) is NaN.
         auto shift = tl::where(part_max == -tl::inf, 0.0f, part_max);
-        auto s = scaled(shift);
-        auto e = exp_from(x, s);
-        auto part_unit = unit(shift, s);
-        auto [row_max, row_sum] = set.stats(part_max, tl::sum(e, 0) * part_unit);
-        return log ? x - row_max - tl::log(row_sum) : e * (part_unit * tl::exp(shift - row_max) / row_sum);
+        auto e = tl::exp_fast(x - shift);
+        auto [row_max, row_sum] = set.stats(part_max, tl::sum(e, 0));
+        return log ? x - row_max - tl::log(row_sum) : e * (tl::exp(shift - row_max) / row_sum);
       }
       auto row_max = set.max(part_max);
-      auto row_sum = set.sum(sum_exp(x, row_max));
+      auto row_sum = set.sum(tl::sum(tl::exp_fast(x - row_max), 0));
       return normalize(x, row_max, row_sum, log);
     }();
     tl::store(out + row_offset(row, out_stride, wide) + cols, result, mask);
@@ -379,7 +337,7 @@ inline void row_slices_in_registers_overlapped(const tl::Ptr& out, const tl::Ptr
     return tl::load(in + row_offset(row, in_stride, wide) + cols, mask, -tl::inf).to(DType::f32);
   };
   // A started row: its exchange, and what it keeps until that finishes — its loads (log), or its
-  // exponentials against the slice's own max (exp_from) and that shift.
+  // exponentials against the slice's own max and that shift.
   struct Started {
     tl::GroupTicket ticket;
     tl::Tensor kept, shift;
@@ -388,16 +346,12 @@ inline void row_slices_in_registers_overlapped(const tl::Ptr& out, const tl::Ptr
     auto part_max = tl::max(x, 0);
     // A part that is all -inf (padding past the row's end) is shifted by 0: exp(-inf - -inf) is NaN.
     auto shift = tl::where(part_max == -tl::inf, 0.0f, part_max);
-    auto s = scaled(shift);
-    auto e = exp_from(x, s);
-    auto part_sum = tl::sum(e, 0) * unit(shift, s);
-    return Started{tl::group_softmax_stats_start(part_max, part_sum, set.size, set.workspace), log ? x : e, shift};
+    auto e = tl::exp_fast(x - shift);
+    return Started{tl::group_softmax_stats_start(part_max, tl::sum(e, 0), set.size, set.workspace), log ? x : e, shift};
   };
   auto finish_row = [&](const tl::Tensor& row, const tl::Tensor& mask, const Started& s) {
     auto [row_max, row_sum] = tl::group_softmax_stats_finish(s.ticket, set.size, set.workspace);
-    auto part_unit = unit(s.shift, scaled(s.shift));
-    auto result =
-        log ? s.kept - row_max - tl::log(row_sum) : s.kept * (part_unit * tl::exp(s.shift - row_max) / row_sum);
+    auto result = log ? s.kept - row_max - tl::log(row_sum) : s.kept * (tl::exp(s.shift - row_max) / row_sum);
     tl::store(out + row_offset(row, out_stride, wide) + cols, result, mask);
   };
   // A set past the last row still meets its group once, with every lane masked off.
