@@ -130,30 +130,39 @@ TEST_CASE("unary math ops on 2-D blocks") {
     }
 }
 
-// exp_fast of a 16-bit block: x rounded to DTYPE (written to `rounded`), e^x back in f32.
-void exp_fast_16bit_kernel(tl::Ptr y, tl::Ptr rounded, tl::Ptr x, tl::Int n, tl::Constexpr DTYPE, tl::Constexpr BLOCK) {
+// exp_fast and exp2_fast of a 16-bit block: x rounded to DTYPE (written to `rounded`), e^x
+// and 2^x back in f32.
+void exp_fast_16bit_kernel(tl::Ptr y, tl::Ptr y2, tl::Ptr rounded, tl::Ptr x, tl::Int n, tl::Constexpr DTYPE,
+                           tl::Constexpr BLOCK) {
   auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
   auto mask = offs < n;
   auto narrow = tl::load(x + offs, mask, 0.0).to(static_cast<DType>(DTYPE.value));
   tl::store(rounded + offs, narrow.to(DType::f32), mask);
   tl::store(y + offs, tl::exp_fast(narrow).to(DType::f32), mask);
+  tl::store(y2 + offs, tl::exp2_fast(narrow).to(DType::f32), mask);
 }
 
-TEST_CASE("exp_fast of f16 and bf16 blocks keeps the 16-bit result's own accuracy") {
-  static const Kernel k("exp_fast_16bit", exp_fast_16bit_kernel, {"y", "rounded", "x", "n", "DTYPE", "BLOCK"});
+TEST_CASE("exp_fast and exp2_fast of f16 and bf16 blocks keep the 16-bit result's own accuracy") {
+  static const Kernel k("exp_fast_16bit", exp_fast_16bit_kernel, {"y", "y2", "rounded", "x", "n", "DTYPE", "BLOCK"});
   const std::int64_t n = 2000;
   auto x = random_floats(n, -8.f, 2.f, 11);
-  Buffer bx = buffer(DType::f32, n), by = buffer(DType::f32, n), br = buffer(DType::f32, n);
+  Buffer bx = buffer(DType::f32, n), by = buffer(DType::f32, n), by2 = buffer(DType::f32, n),
+         br = buffer(DType::f32, n);
   bx.upload(x);
   // Half an ulp of the 16-bit result (its rounding), plus the f32 computation before it.
   for (auto [t, bound] : {std::pair{DType::f16, 0x1p-11 + 4e-6}, std::pair{DType::bf16, 0x1p-8 + 4e-6}}) {
     CAPTURE(dtype_name(t));
-    k.launch({static_cast<std::uint64_t>(cdiv(n, 256))}, {by, br, bx, n, static_cast<std::int64_t>(t), 256}, options());
+    k.launch({static_cast<std::uint64_t>(cdiv(n, 256))}, {by, by2, br, bx, n, static_cast<std::int64_t>(t), 256},
+             options());
     finish();
-    auto y = by.download<float>(), r = br.download<float>();
-    double worst = 0;
-    for (std::int64_t i = 0; i < n; ++i) worst = std::max(worst, rel_diff(y[i], std::exp(double{r[i]})));
+    auto y = by.download<float>(), y2 = by2.download<float>(), r = br.download<float>();
+    double worst = 0, worst2 = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      worst = std::max(worst, rel_diff(y[i], std::exp(double{r[i]})));
+      worst2 = std::max(worst2, rel_diff(y2[i], std::exp2(double{r[i]})));
+    }
     CHECK(worst <= bound);
+    CHECK(worst2 <= bound);
   }
 }
 
