@@ -362,11 +362,17 @@ int main(int argc, char** argv) {
         std::vector<double> op_r;
         for (int round = 0; round < 2 * rounds + 1; ++round) op_r.push_back(per_call_us(1, 200, true, op));
         const double op_us = median(op_r), op_alone_us = one_at_a_time_us(op);
+        // The plan alone (tuning file, shipped table, hand table): the part of a call before the
+        // specialization's lookup.
+        const double plan_us = per_call_us(2 * rounds + 1, 10000, false, [&] {
+          (void)ops::plan_softmax(shape.rows, shape.cols, shape.dtype, shape.dtype, {});
+        });
         rows.push_back(
             {fmt::format("    ops::softmax {} x {} {} ({})", shape.rows, shape.cols, dtype_name(shape.dtype),
                          ops::describe(ops::plan_softmax(shape.rows, shape.cols, shape.dtype, shape.dtype, {}).config)),
-             fmt::format("{:.2f} us ({:.2f} x raw); one at a time {:.2f} us ({:.2f} x raw one at a time)", op_us,
-                         op_us / raw_us, op_alone_us, op_alone_us / raw_alone_us),
+             fmt::format("{:.2f} us ({:.2f} x raw); one at a time {:.2f} us ({:.2f} x raw one at a time); "
+                         "its plan alone {:.3f} us",
+                         op_us, op_us / raw_us, op_alone_us, op_alone_us / raw_alone_us, plan_us),
              "", ""});
       }
     } else {
@@ -377,6 +383,11 @@ int main(int argc, char** argv) {
           per_call_us(rounds, launches, false, [&] { ops::softmax_persistent().compile(args, call.options); });
       rows.push_back({"(d) Kernel::compile cache hit (bind, key, lookup; no launch: no GPU)",
                       fmt::format("{:.3f} us", lookup_us), "launch ratio <= 1.15", "needs a GPU"});
+      const double plan_us = per_call_us(rounds, 10000, false, [&] {
+        (void)ops::plan_softmax(4096, 1024, DType::bf16, DType::bf16, {});
+      });
+      rows.push_back({"(d) ops::plan_softmax 4096 x 1024 bf16, CPU backend (the part of a call before the lookup)",
+                      fmt::format("{:.3f} us", plan_us), "", ""});
     }
 
     std::string device = gpu ? device_properties().name : "none (" + why + ")";
