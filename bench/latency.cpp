@@ -383,9 +383,8 @@ int main(int argc, char** argv) {
           per_call_us(rounds, launches, false, [&] { ops::softmax_persistent().compile(args, call.options); });
       rows.push_back({"(d) Kernel::compile cache hit (bind, key, lookup; no launch: no GPU)",
                       fmt::format("{:.3f} us", lookup_us), "launch ratio <= 1.15", "needs a GPU"});
-      const double plan_us = per_call_us(rounds, 10000, false, [&] {
-        (void)ops::plan_softmax(4096, 1024, DType::bf16, DType::bf16, {});
-      });
+      const double plan_us =
+          per_call_us(rounds, 10000, false, [&] { (void)ops::plan_softmax(4096, 1024, DType::bf16, DType::bf16, {}); });
       rows.push_back({"(d) ops::plan_softmax 4096 x 1024 bf16, CPU backend (the part of a call before the lookup)",
                       fmt::format("{:.3f} us", plan_us), "", ""});
     }
