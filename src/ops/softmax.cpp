@@ -290,6 +290,20 @@ SoftmaxPlan make_plan(std::int64_t rows, std::int64_t cols, DType in, DType out,
   return plan;
 }
 
+// make_plan for a call, through the plan cache where no configuration is forced (a repeated
+// shape then skips the tables; softmax_plan_cache.cpp).
+SoftmaxPlan call_plan(std::int64_t rows, std::int64_t cols, DType in, DType out, const SoftmaxOptions& options) {
+  if (options.config) return make_plan(rows, cols, in, out, options, true);
+  const detail::PlanKey key{rows, cols, in, out, options.backend, options.cpu_threads};
+  const detail::PlanInputs inputs{detail::cache_dir(), autotune_on_miss(),
+                                  detail::parallelism(detail::resolve_backend(options.backend), options.cpu_threads)};
+  auto [cached, generation] = detail::cached_plan(key, inputs);
+  if (cached) return *cached;
+  SoftmaxPlan plan = make_plan(rows, cols, in, out, options, true);
+  detail::remember_plan(key, inputs, generation, plan);
+  return plan;
+}
+
 void check_arguments(const char* what, const Pointer& out, const Pointer& in, std::int64_t rows, std::int64_t cols,
                      std::int64_t in_stride, std::int64_t out_stride) {
   if (rows > kMaxExtent || cols > kMaxExtent)
@@ -319,7 +333,7 @@ void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows,
   if (options.kept_bytes < -1)
     throw Error(
         fmt::format("{}: kept_bytes {} must be -1 (the default budget) or 0 or more", what, options.kept_bytes));
-  SoftmaxPlan plan = make_plan(rows, cols, in.dtype, out.dtype, options, true);
+  SoftmaxPlan plan = call_plan(rows, cols, in.dtype, out.dtype, options);
   detail::Problem p{out, in, rows, cols, in_stride, out_stride, log};
   detail::launch_config(plan.config, p, plan.backend, stream, options);
 }

@@ -84,13 +84,6 @@ std::string device_name(Backend backend) {
   return name;
 }
 
-std::string cache_dir() {
-  if (const char* d = std::getenv("TILEJIT_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/tilejit";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tilejit";
-  return {};
-}
-
 // "<name>=N" with N > 0.
 template <class T>
 bool positive_word(std::string_view w, std::string_view name, T& out) {
@@ -210,9 +203,16 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+std::string detail::cache_dir() {
+  if (const char* d = std::getenv("TILEJIT_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/tilejit";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/tilejit";
+  return {};
+}
+
 std::string softmax_tuning_file(Backend backend) {
   backend = detail::resolve_backend(backend);
-  std::string dir = cache_dir();
+  std::string dir = detail::cache_dir();
   if (dir.empty()) return {};
   std::string name = device_name(backend);
   if (name.empty()) return {};
@@ -224,6 +224,7 @@ std::string softmax_tuning_file(Backend backend) {
 void forget_softmax_tuning() {
   std::lock_guard lock(g_mutex);
   tables().clear();
+  detail::forget_plans();
 }
 
 std::optional<SoftmaxConfig> tuned_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype, Backend backend) {
@@ -456,6 +457,7 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
   for (const auto& [k, c] : mine) merged.try_emplace(k, c);
   merged[band_key(rows, cols, dtype)] = result.best;
   mine = merged;
+  detail::forget_plans();
   if (options.persist) write_table(path, merged, device_name(backend));
   return result;
 }

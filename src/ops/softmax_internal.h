@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,5 +86,36 @@ std::uint64_t walk_program_cap(const SoftmaxConfig& c, std::int64_t set, int sm_
 
 /// Whether a row offset (row * stride + column) of this problem can pass 2^31 - 1.
 bool needs_wide_offsets(const SoftmaxConfig& c, const Problem& p);
+
+/// The directory tuning files are kept in (TILEJIT_CACHE_DIR, else under XDG_CACHE_HOME or HOME),
+/// empty when there is none.
+std::string cache_dir();
+
+/// A call's plan, cached per shape and backend (softmax_plan_cache.cpp) for calls without a
+/// forced configuration.
+struct PlanKey {
+  std::int64_t rows = 0, cols = 0;
+  DType in = DType::f32, out = DType::f32;
+  Backend backend = Backend::automatic;  // as asked (its resolution does not change in a process)
+  int cpu_threads = 0;
+  bool operator==(const PlanKey&) const = default;
+};
+/// What else a plan is made from, as the environment has it at the call.
+struct PlanInputs {
+  std::string cache_dir;  // where the tuning file is
+  bool autotune = false;  // TILEJIT_AUTOTUNE=1: a band without a tuned entry is tuned first
+  int parallel = 0;       // parallelism(): the hand table's sizes (CPU threads may come from the environment)
+  bool operator==(const PlanInputs&) const = default;
+};
+struct PlanLookup {
+  std::optional<SoftmaxPlan> plan;  // empty: none cached, or stale
+  std::uint64_t generation = 0;     // the tuned tables' generation, for remember_plan
+};
+PlanLookup cached_plan(const PlanKey& key, const PlanInputs& inputs);
+/// Keeps `plan`, made from the tables of `generation` (from cached_plan before it was made): a
+/// plan made while the tables changed is not kept.
+void remember_plan(const PlanKey& key, const PlanInputs& inputs, std::uint64_t generation, const SoftmaxPlan& plan);
+/// The tuned tables changed (a tuning run, forget_softmax_tuning): every cached plan is stale.
+void forget_plans();
 
 }  // namespace tilejit::ops::detail

@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "kernel_test.h"
+#include "src/ops/softmax_internal.h"
 #include "tilejit/ops/softmax_autotune.h"
 
 using namespace tilejit;
@@ -221,4 +222,59 @@ TEST_CASE("softmax autotuner: TILEJIT_AUTOTUNE=1 tunes a band on its first miss"
   auto candidates = ops::softmax_candidates(rows, cols, DType::bf16, backend());
   CHECK(std::find(candidates.begin(), candidates.end(), *tuned) != candidates.end());
   CHECK(read_all(ops::softmax_tuning_file(backend())).find(" : ") != std::string::npos);
+}
+
+TEST_CASE("softmax op: a call's cached plan follows tuning and the cache directory") {
+  ScopedCacheDir cache("plan-cache");
+  const std::int64_t rows = 64, cols = 300;
+  ops::SoftmaxOptions o;
+  o.backend = backend();
+  Buffer in = buffer(DType::f32, rows * cols), out = buffer(DType::f32, rows * cols);
+  in.fill_bytes(0);
+  auto call = [&] {
+    ops::softmax({out.address(), DType::f32, out.memory()}, {in.address(), DType::f32, in.memory()}, rows, cols, cols,
+                 cols, nullptr, o);
+    finish();
+  };
+  // What the op's calls look the plan up under (as softmax.cpp's call_plan does).
+  const ops::detail::PlanKey key{rows, cols, DType::f32, DType::f32, o.backend, 0};
+  auto cached = [&] {
+    const ops::detail::PlanInputs inputs{ops::detail::cache_dir(), false,
+                                         ops::detail::parallelism(ops::detail::resolve_backend(o.backend), 0)};
+    return ops::detail::cached_plan(key, inputs).plan;
+  };
+  CHECK(!cached());
+  call();
+  REQUIRE(cached());
+  CHECK(cached()->source == ops::ConfigSource::table);
+  CHECK(cached()->config == ops::plan_softmax(rows, cols, DType::f32, DType::f32, o).config);
+
+  // A tuning run makes it stale; the next call plans again and finds the tuned entry.
+  ops::TuneOptions tune;
+  tune.backend = backend();
+  tune.reps = 1;
+  tune.candidates = {{SoftmaxStrategy::online, 128, 4, 1, 1, 1}};
+  ops::tune_softmax(rows, cols, DType::f32, tune);
+  CHECK(!cached());
+  call();
+  REQUIRE(cached());
+  CHECK(cached()->source == ops::ConfigSource::autotune);
+  CHECK(cached()->config == tune.candidates[0]);
+
+  // Another cache directory (no tuning file there): that plan does not apply.
+  const std::string tuned_dir = ops::detail::cache_dir();
+  setenv("TILEJIT_CACHE_DIR", (tuned_dir + "-elsewhere").c_str(), 1);
+  CHECK(!cached());
+  call();
+  REQUIRE(cached());
+  CHECK(cached()->source == ops::ConfigSource::table);
+  // Back: a shape keeps one plan, the last one made, so this call plans again.
+  setenv("TILEJIT_CACHE_DIR", tuned_dir.c_str(), 1);
+  CHECK(!cached());
+  call();
+  REQUIRE(cached());
+  CHECK(cached()->source == ops::ConfigSource::autotune);
+  wait_for_background_compiles();
+  std::error_code ec;
+  std::filesystem::remove_all(tuned_dir + "-elsewhere", ec);
 }
