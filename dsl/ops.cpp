@@ -94,6 +94,22 @@ Tensor float_math(OpKind kind, const char* name, const Operand& x) {
   return tr.make(tr.at(x.loc()).unary(kind, v));
 }
 
+// 2^(x * scale), or 2^x without a scale, whose results below 2^-126 may flush to zero (exp_fast,
+// exp2_fast). 16-bit inputs are scaled in f32, as tl::exp computes them: rounding x * log2(e) to
+// f16 or bf16 would cost |x| * 2^-11 (2^-8) instead of 2^-24. Every step carries the caller's
+// line. (Operands point at tensors: each step is a named Tensor that outlives its use.)
+Tensor flushing_exp2(const Operand& x, const char* name, std::optional<double> scale) {
+  Tracer& tr = tracer(x);
+  int v = float_operand(tr, name, x);
+  const DType t = tr.type(v).elem;
+  const bool narrow = t == DType::f16 || t == DType::bf16;
+  const Tensor wide = tr.make(narrow ? detail::cast_value(tr, v, DType::f32, x.loc()) : v);
+  const Tensor scaled = scale ? Operand(wide, x.loc()) * Operand(*scale, x.loc()) : wide;
+  Tensor e = tr.make(tr.at(x.loc()).exp2_flushing_subnormals(detail::value_of(tr, Operand(scaled, x.loc()))));
+  if (!narrow) return e;
+  return tr.make(detail::cast_value(tr, detail::value_of(tr, Operand(e, x.loc())), t, x.loc()));
+}
+
 Tensor reduction(ir::ReduceKind kind, const char* name, const Operand& x, int axis) {
   Tracer& tr = tracer(x);
   int v = detail::value_of(tr, x);
@@ -279,29 +295,8 @@ Tensor maximum(const Operand& a, const Operand& b) { return checked_arithmetic(O
 Tensor minimum(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::minimum, "minimum", a, b); }
 Tensor exp(const Operand& x) { return float_math(OpKind::exp, "exp", x); }
 Tensor exp2(const Operand& x) { return float_math(OpKind::exp2, "exp2", x); }
-Tensor exp_fast(const Operand& x) {
-  Tracer& tr = tracer(x);
-  int v = float_operand(tr, "exp_fast", x);
-  // 16-bit inputs are scaled in f32, as tl::exp computes them: rounding x * log2(e) to f16 or
-  // bf16 would cost |x| * 2^-11 (2^-8) instead of 2^-24. Every step carries the caller's line.
-  // (Operands point at tensors: each step is a named Tensor that outlives its use.)
-  const DType t = tr.type(v).elem;
-  const bool narrow = t == DType::f16 || t == DType::bf16;
-  const Tensor wide = tr.make(narrow ? detail::cast_value(tr, v, DType::f32, x.loc()) : v);
-  const Tensor scaled = Operand(wide, x.loc()) * Operand(std::numbers::log2e, x.loc());
-  Tensor e = tr.make(tr.at(x.loc()).exp2_flushing_subnormals(detail::value_of(tr, Operand(scaled, x.loc()))));
-  if (!narrow) return e;
-  return tr.make(detail::cast_value(tr, detail::value_of(tr, Operand(e, x.loc())), t, x.loc()));
-}
-Tensor exp2_fast(const Operand& x) {
-  Tracer& tr = tracer(x);
-  int v = float_operand(tr, "exp2_fast", x);
-  const DType t = tr.type(v).elem;
-  const bool narrow = t == DType::f16 || t == DType::bf16;
-  const int wide = narrow ? detail::cast_value(tr, v, DType::f32, x.loc()) : v;
-  const int e = tr.at(x.loc()).exp2_flushing_subnormals(wide);
-  return tr.make(narrow ? detail::cast_value(tr, e, t, x.loc()) : e);
-}
+Tensor exp_fast(const Operand& x) { return flushing_exp2(x, "exp_fast", std::numbers::log2e); }
+Tensor exp2_fast(const Operand& x) { return flushing_exp2(x, "exp2_fast", std::nullopt); }
 Tensor log(const Operand& x) { return float_math(OpKind::log, "log", x); }
 Tensor log2(const Operand& x) { return float_math(OpKind::log2, "log2", x); }
 Tensor sqrt(const Operand& x) { return float_math(OpKind::sqrt, "sqrt", x); }
