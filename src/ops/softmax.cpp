@@ -295,8 +295,7 @@ SoftmaxPlan make_plan(std::int64_t rows, std::int64_t cols, DType in, DType out,
 SoftmaxPlan call_plan(std::int64_t rows, std::int64_t cols, DType in, DType out, const SoftmaxOptions& options) {
   if (options.config) return make_plan(rows, cols, in, out, options, true);
   const detail::PlanKey key{rows, cols, in, out, options.backend, options.cpu_threads};
-  const detail::PlanInputs inputs{detail::cache_dir(), autotune_on_miss(),
-                                  detail::parallelism(detail::resolve_backend(options.backend), options.cpu_threads)};
+  const detail::PlanInputs inputs = detail::plan_inputs(options);
   auto [cached, generation] = detail::cached_plan(key, inputs);
   if (cached) return *cached;
   SoftmaxPlan plan = make_plan(rows, cols, in, out, options, true);
@@ -339,6 +338,10 @@ void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows,
 }
 
 }  // namespace
+
+detail::PlanInputs detail::plan_inputs(const SoftmaxOptions& options) {
+  return {cache_dir(), autotune_on_miss(), parallelism(resolve_backend(options.backend), options.cpu_threads)};
+}
 
 SoftmaxPlan plan_softmax(std::int64_t rows, std::int64_t cols, DType in, DType out, const SoftmaxOptions& options) {
   if (rows < 1 || cols < 1) throw Error(fmt::format("plan_softmax: {} x {} has no elements", rows, cols));

@@ -107,6 +107,8 @@ struct PlanInputs {
   int parallel = 0;       // parallelism(): the hand table's sizes (CPU threads may come from the environment)
   bool operator==(const PlanInputs&) const = default;
 };
+/// The environment's part of a call's plan now.
+PlanInputs plan_inputs(const SoftmaxOptions& options);
 struct PlanLookup {
   std::optional<SoftmaxPlan> plan;  // empty: none cached, or stale
   std::uint64_t generation = 0;     // the tuned tables' generation, for remember_plan

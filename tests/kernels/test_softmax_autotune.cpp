@@ -238,11 +238,7 @@ TEST_CASE("softmax op: a call's cached plan follows tuning and the cache directo
   };
   // What the op's calls look the plan up under (as softmax.cpp's call_plan does).
   const ops::detail::PlanKey key{rows, cols, DType::f32, DType::f32, o.backend, 0};
-  auto cached = [&] {
-    const ops::detail::PlanInputs inputs{ops::detail::cache_dir(), false,
-                                         ops::detail::parallelism(ops::detail::resolve_backend(o.backend), 0)};
-    return ops::detail::cached_plan(key, inputs).plan;
-  };
+  auto cached = [&] { return ops::detail::cached_plan(key, ops::detail::plan_inputs(o)).plan; };
   CHECK(!cached());
   call();
   REQUIRE(cached());
