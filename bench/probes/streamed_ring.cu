@@ -27,14 +27,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                                  \
-  do {                                                                                            \
-    cudaError_t e_ = (x);                                                                         \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
+#include "probe_common.cuh"
 
 struct Params {
   const void* in;
@@ -234,46 +227,6 @@ __global__ void __launch_bounds__(1024) ring_softmax(Params p) {
   }
 }
 
-__global__ void fill_input(float* f32, __nv_bfloat16* b16, std::int64_t n) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    std::uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 27;
-    float u1 = ((h >> 40) + 1) * (1.f / 16777217.f), u2 = ((h >> 16) & 0xffffff) * (1.f / 16777216.f);
-    float x = 3.f * sqrtf(-2.f * logf(u1)) * cospif(2.f * u2);
-    if (f32) f32[i] = x;
-    if (b16) b16[i] = __float2bfloat16_rn(x);
-  }
-}
-
-static float to_float(float v) { return v; }
-static float to_float(__nv_bfloat16 v) {
-  unsigned short b;
-  std::memcpy(&b, &v, 2);
-  unsigned u = static_cast<unsigned>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-template <typename T>
-static double check_rows(const T* d_in, const T* d_out, std::int64_t rows, std::int64_t cols) {
-  double worst = 0;
-  std::vector<T> x(cols), y(cols);
-  for (std::int64_t r : {std::int64_t{0}, rows / 2, rows - 1}) {
-    CHECK(cudaMemcpy(x.data(), d_in + r * cols, cols * sizeof(T), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(y.data(), d_out + r * cols, cols * sizeof(T), cudaMemcpyDeviceToHost));
-    double m = -INFINITY, s = 0;
-    for (auto v : x) m = std::max(m, static_cast<double>(to_float(v)));
-    for (auto v : x) s += std::exp(to_float(v) - m);
-    for (std::int64_t c = 0; c < cols; ++c) {
-      double ref = std::exp(to_float(x[c]) - m) / s;
-      worst = std::max(worst, std::fabs(to_float(y[c]) - ref) / ref);
-    }
-  }
-  return worst;
-}
-
 template <typename T>
 static int run(int argc, char** argv) {
   const std::int64_t rows = std::atoll(argv[2]), cols = std::atoll(argv[3]);
@@ -309,56 +262,16 @@ static int run(int argc, char** argv) {
     std::printf("  refused: %d programs do not fit at once (%d an SM x %d SMs)\n", grid, per_sm, sms);
     return 0;
   }
-  const std::int64_t elems = rows * cols;
-  T *d_in, *d_out;
-  CHECK(cudaMalloc(&d_in, elems * sizeof(T)));
-  CHECK(cudaMalloc(&d_out, elems * sizeof(T)));
-  constexpr bool is_f32 = sizeof(T) == 4;
-  fill_input<<<1024, 256>>>(is_f32 ? reinterpret_cast<float*>(d_in) : nullptr,
-                            is_f32 ? nullptr : reinterpret_cast<__nv_bfloat16*>(d_in), elems);
+  ProbeData<T> data(rows, cols);
   CHECK(cudaMalloc(&p.partials, sizeof(float2) * p.groups * p.rows_per_group * p.group_size));
   CHECK(cudaMalloc(&p.arrivals, sizeof(unsigned) * p.groups * p.rows_per_group));
   CHECK(cudaMemset(p.arrivals, 0, sizeof(unsigned) * p.groups * p.rows_per_group));
-  void* flush;
-  const std::size_t flush_bytes = 256u << 20;
-  CHECK(cudaMalloc(&flush, flush_bytes));
-  p.in = d_in, p.out = d_out;
+  p.in = data.in, p.out = data.out;
   auto launch = [&] {
     ring_softmax<T><<<grid, threads, smem>>>(p);
     ++p.launch;
   };
-  launch();
-  CHECK(cudaDeviceSynchronize());
-  const double err_first = check_rows(d_in, d_out, rows, cols);
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  auto median_us = [&](auto&& body) {
-    std::vector<float> t;
-    for (int r = 0; r < reps; ++r) {
-      CHECK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
-      CHECK(cudaEventRecord(a));
-      body();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      float ms;
-      CHECK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms * 1000.f);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  };
-  const float copy_us = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, elems * sizeof(T), cudaMemcpyDeviceToDevice)); });
-  const float kernel_us = median_us(launch);
-  const float copy2_us = median_us([&] { CHECK(cudaMemcpyAsync(d_out, d_in, elems * sizeof(T), cudaMemcpyDeviceToDevice)); });
-  CHECK(cudaMemset(d_out, 0xff, elems * sizeof(T)));  // NaN: the check below sees only the last launch's output
-  launch();
-  CHECK(cudaDeviceSynchronize());
-  const double err_last = check_rows(d_in, d_out, rows, cols);
-  const double gbytes = 2.0 * elems * sizeof(T) / 1e9;
-  const float copy = std::min(copy_us, copy2_us);
-  std::printf("  kernel %.1f us (%.0f GB/s), copy %.1f / %.1f us: %.3f of copy; max relative error %.2e / %.2e\n",
-              kernel_us, gbytes / kernel_us * 1e6, copy_us, copy2_us, copy / kernel_us, err_first, err_last);
+  report_probe(data, launch, reps);
   return 0;
 }
 

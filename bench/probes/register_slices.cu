@@ -1,0 +1,354 @@
+// Probe, not part of the library: can the few wide rows reach the copy ceiling if each program
+// holds a whole 128 KiB slice of a row in registers while the next row's slice lands in shared
+// memory?
+//
+// The library's walked groups (and the streamed ring, bench/probes/streamed_ring.cu) run one row
+// after another in each group and pay a fixed chain a row: the block reductions, the exchange of
+// the row's statistics through global memory (2.2-2.6 us measured), the barriers. With thin slices
+// (8-64 KiB a program) that chain is longer than the row's bytes take. Here a program is one SM's
+// worth of threads (1024) holding CPT 16-byte chunks each in registers (128 KiB at CPT 8), so a row
+// of a group moves 256 KiB an SM and takes about 8 us at copy speed, and the chain can hide under
+// the bytes: while row i waits for its exchange and is written from registers, row i+1's slice is
+// already in flight into shared memory (cp.async, no registers held). Each thread copies, moves and
+// writes only its own chunks, so the data path needs no block barrier.
+//
+// Orders (the last argument but one):
+//   0 post-then-wait: row i's statistics are posted, then its exchange is awaited while row i+1's
+//     reads are in flight; then row i is written, row i+1 moved to registers, row i+2's reads issued.
+//   1 interleaved: as 0, but the write of row i, the move of row i+1 and the reads of row i+2 go
+//     chunk by chunk, so reads and writes reach DRAM together as in a copy.
+//   2 one row ahead: row i+1's statistics are computed from shared memory and posted before row i's
+//     exchange is awaited, so each exchange has a whole row's time to complete.
+// Modes (the last argument): 0 exchange through global memory; 1 timing only, no exchange (each
+// program normalizes by its own statistics: wrong output by design).
+//
+// Build and run (GPU machine): nvcc -O3 -std=c++17 -arch=sm_90 -o slices bench/probes/register_slices.cu
+//   ./slices <f32|bf16> <rows> <cols> <groups> <threads>x<chunks a thread> <order> <mode> [reps]
+// A group's size is cols / (columns a program holds); groups x size programs must be resident.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "probe_common.cuh"
+
+namespace {
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+struct Params {
+  const uint4* in;  // rows x cols elements, as 16-byte chunks
+  uint4* out;
+  std::int64_t rows, row_chunks;  // 16-byte chunks a row
+  int groups, group_size, mode;
+  std::int64_t rows_per_group;
+  float2* partials;     // [groups][rows_per_group][group_size]
+  unsigned* arrivals;   // [groups][rows_per_group], counting up across launches
+  unsigned launch;      // launches before this one
+};
+
+template <typename T>
+struct Chunk;  // a 16-byte chunk of T as floats, and back
+template <>
+struct Chunk<float> {
+  static constexpr int n = 4;
+  static constexpr unsigned neg_inf_word = 0xff800000u;
+  static __device__ void unpack(uint4 u, float* f) {
+    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y), f[2] = __uint_as_float(u.z),
+    f[3] = __uint_as_float(u.w);
+  }
+  static __device__ uint4 pack(const float* f) {
+    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]), __float_as_uint(f[3]));
+  }
+};
+template <>
+struct Chunk<__nv_bfloat16> {
+  static constexpr int n = 8;
+  static constexpr unsigned neg_inf_word = 0xff80ff80u;
+  static __device__ void unpack(uint4 u, float* f) {
+    // Opaque to the compiler, so a slice unpacked twice (max, then sum) is not kept unpacked
+    // between the two: that would double the registers a bf16 slice takes.
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+    for (int i = 0; i < 4; ++i) {
+      unsigned lo, hi;
+      asm volatile("shl.b32 %0, %1, 16;" : "=r"(lo) : "r"(w[i]));
+      asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(hi) : "r"(w[i]));
+      f[2 * i] = __uint_as_float(lo), f[2 * i + 1] = __uint_as_float(hi);
+    }
+  }
+  static __device__ uint4 pack(const float* f) {
+    unsigned w[4];
+    for (int i = 0; i < 4; ++i)  // the upper half takes the odd element
+      asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w[i]) : "f"(f[2 * i + 1]), "f"(f[2 * i]));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+};
+
+__device__ __forceinline__ float ex2(float x) {
+  float y;
+  asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ void copy_async(uint4* dst, const uint4* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(src)
+               : "memory");
+}
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void wait_copies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+  for (int d = 16; d > 0; d >>= 1) v = fmaxf(v, __shfl_xor_sync(~0u, v, d));
+  return v;
+}
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(~0u, v, d);
+  return v;
+}
+// exp2 of (x - m) log2 e, 0 where m is -inf (an empty or all -inf part).
+__device__ __forceinline__ float scaled(float s, float m, float big_m) {
+  return m == -INFINITY ? 0.f : s * ex2((m - big_m) * kLog2e);
+}
+
+// Per-thread (max, sum) of its CPT chunks, then the block's, in every thread (two barriers). The
+// chunks come from chunk(j), read twice (once for the max, once for the sum) rather than unpacked
+// into registers all at once, so only the packed slice stays live.
+template <typename T, int CPT, int kThreads, typename ChunkAt>
+__device__ float2 block_stats(ChunkAt&& chunk, float* smax, float* ssum) {
+  constexpr int V = Chunk<T>::n;
+  float m = -INFINITY;
+#pragma unroll
+  for (int j = 0; j < CPT; ++j) {
+    float f[V];
+    Chunk<T>::unpack(chunk(j), f);
+#pragma unroll
+    for (int q = 0; q < V; ++q) m = fmaxf(m, f[q]);
+  }
+  const float shift = m == -INFINITY ? 0.f : m * kLog2e;
+  float s = 0.f;
+#pragma unroll
+  for (int j = 0; j < CPT; ++j) {
+    float f[V];
+    Chunk<T>::unpack(chunk(j), f);
+#pragma unroll
+    for (int q = 0; q < V; ++q) s += ex2(fmaf(f[q], kLog2e, -shift));
+  }
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const float wm = warp_max(m);
+  if (lane == 0) smax[warp] = wm;
+  __syncthreads();
+  constexpr int warps = kThreads / 32;
+  const float bm = warp_max(lane < warps ? smax[lane] : -INFINITY);
+  const float ws = warp_sum(scaled(s, m, bm));
+  if (lane == 0) ssum[warp] = ws;
+  __syncthreads();
+  return make_float2(bm, warp_sum(lane < warps ? ssum[lane] : 0.f));
+}
+
+template <typename T, int kThreads, int CPT, int order>
+__global__ void __launch_bounds__(kThreads, 1) slices_softmax(Params p) {
+  extern __shared__ uint4 next[];  // row i+1's slice, each thread's own chunks
+  __shared__ float smax[32], ssum[32];
+  __shared__ float2 result;
+  const int g = blockIdx.x / p.group_size, k = blockIdx.x % p.group_size;
+  constexpr std::int64_t kSlice = static_cast<std::int64_t>(CPT) * kThreads;  // chunks a program holds
+  const std::int64_t first = k * kSlice;
+  const std::int64_t my_rows = g < p.rows ? (p.rows - g + p.groups - 1) / p.groups : 0;
+  const int t = threadIdx.x;
+  // This thread's chunks are t + j * kThreads of the slice: one base a row, constant offsets.
+  const std::int64_t mine = p.row_chunks - first - t;  // chunk j exists where j * kThreads < mine
+  auto valid = [&](int j) { return static_cast<std::int64_t>(j) * kThreads < mine; };
+  auto src = [&](std::int64_t i) { return p.in + (g + i * p.groups) * p.row_chunks + first + t; };
+  auto dst = [&](std::int64_t i) { return p.out + (g + i * p.groups) * p.row_chunks + first + t; };
+  const uint4 empty = make_uint4(Chunk<T>::neg_inf_word, Chunk<T>::neg_inf_word, Chunk<T>::neg_inf_word,
+                                 Chunk<T>::neg_inf_word);
+  float2* partials = p.partials + static_cast<std::int64_t>(g) * p.rows_per_group * p.group_size;
+  unsigned* arrivals = p.arrivals + static_cast<std::int64_t>(g) * p.rows_per_group;
+  const unsigned target = (p.launch + 1) * static_cast<unsigned>(p.group_size);
+
+  auto issue = [&](std::int64_t i) {  // row i's slice into shared memory
+    if (i < my_rows) {
+      const uint4* from = src(i);
+#pragma unroll
+      for (int j = 0; j < CPT; ++j)
+        if (valid(j)) copy_async(&next[t + j * kThreads], from + j * kThreads);
+    }
+    commit();
+  };
+  auto post = [&](std::int64_t i, float2 st) {
+    if (t == 0 && p.mode == 0) {
+      partials[i * p.group_size + k] = st;
+      asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&arrivals[i]) : "memory");
+    }
+  };
+  float2 own = make_float2(-INFINITY, 0.f);  // mode 1: this program's statistics of the row in registers
+  auto exchange = [&](std::int64_t i) {      // the group's (max, 1/sum) of row i, in every thread
+    if (p.mode == 0 && t < 32) {
+      if (t == 0)
+        while (static_cast<int>(load_acquire(&arrivals[i]) - target) < 0) {
+        }
+      __syncwarp();
+      float m = -INFINITY, s = 0.f;
+      float2 mine[4];  // a group has at most 128 programs
+#pragma unroll
+      for (int a = 0; a < 4; ++a) {
+        const int q = t + 32 * a;
+        mine[a] = q < p.group_size ? __ldcg(&partials[i * p.group_size + q]) : make_float2(-INFINITY, 0.f);
+        m = fmaxf(m, mine[a].x);
+      }
+      m = warp_max(m);
+#pragma unroll
+      for (int a = 0; a < 4; ++a) s += scaled(mine[a].y, mine[a].x, m);
+      s = warp_sum(s);
+      if (t == 0) result = make_float2(m, 1.f / s);
+    } else if (p.mode == 1 && t == 0) {
+      result = make_float2(own.x, 1.f / own.y);
+    }
+    __syncthreads();
+    return result;
+  };
+  auto normalize = [&](uint4 c, float2 r) {
+    float f[Chunk<T>::n];
+    Chunk<T>::unpack(c, f);
+    const float shift = r.x * kLog2e;
+#pragma unroll
+    for (int q = 0; q < Chunk<T>::n; ++q) f[q] = ex2(fmaf(f[q], kLog2e, -shift)) * r.y;
+    return Chunk<T>::pack(f);
+  };
+
+  uint4 held[CPT];  // row i's slice
+  auto from_registers = [&](int j) { return held[j]; };
+  auto from_shared = [&](int j) { return valid(j) ? next[t + j * kThreads] : empty; };
+  if (my_rows == 0) return;
+  issue(0);
+  wait_copies();
+#pragma unroll
+  for (int j = 0; j < CPT; ++j) held[j] = valid(j) ? next[t + j * kThreads] : empty;
+  issue(1);
+  own = block_stats<T, CPT, kThreads>(from_registers, smax, ssum);
+  post(0, own);
+  for (std::int64_t i = 0; i < my_rows; ++i) {
+    const bool more = i + 1 < my_rows;
+    float2 ahead = own;
+    if (order == 2 && more) {  // row i+1's statistics from shared memory, posted before row i's wait
+      wait_copies();
+      ahead = block_stats<T, CPT, kThreads>(from_shared, smax, ssum);
+      post(i + 1, ahead);
+    }
+    const float2 r = exchange(i);
+    uint4* to = dst(i);
+    if (order == 1) {
+      if (more) wait_copies();
+      const bool refill = i + 2 < my_rows;
+      const uint4* from = src(refill ? i + 2 : i);
+#pragma unroll
+      for (int j = 0; j < CPT; ++j) {
+        if (valid(j)) to[j * kThreads] = normalize(held[j], r);
+        if (more) {
+          held[j] = valid(j) ? next[t + j * kThreads] : empty;
+          if (refill && valid(j)) copy_async(&next[t + j * kThreads], from + j * kThreads);
+        }
+      }
+      commit();
+    } else {
+#pragma unroll
+      for (int j = 0; j < CPT; ++j)
+        if (valid(j)) to[j * kThreads] = normalize(held[j], r);
+      if (more) {
+        wait_copies();
+#pragma unroll
+        for (int j = 0; j < CPT; ++j) held[j] = valid(j) ? next[t + j * kThreads] : empty;
+        issue(i + 2);
+      }
+    }
+    if (!more) break;
+    if (order == 2) {
+      own = ahead;
+    } else {
+      own = block_stats<T, CPT, kThreads>(from_registers, smax, ssum);
+      post(i + 1, own);
+    }
+  }
+}
+
+template <typename T, int kThreads, int CPT, int order>
+int run_order(int argc, char** argv) {
+  const std::int64_t rows = std::atoll(argv[2]), cols = std::atoll(argv[3]);
+  const int groups = std::atoi(argv[4]), mode = std::atoi(argv[7]);
+  const int reps = argc > 8 ? std::atoi(argv[8]) : 30;
+  constexpr std::int64_t per_chunk = 16 / sizeof(T);
+  constexpr std::int64_t slice_cols = per_chunk * CPT * kThreads;
+  if (cols % per_chunk != 0 || mode < 0 || mode > 1 || groups < 1 || (cols + slice_cols - 1) / slice_cols > 128) {
+    std::fprintf(stderr, "bad configuration\n");
+    return 2;
+  }
+  Params p{};
+  p.rows = rows, p.row_chunks = cols / per_chunk, p.groups = groups, p.mode = mode;
+  p.group_size = static_cast<int>((cols + slice_cols - 1) / slice_cols);
+  p.rows_per_group = (rows + groups - 1) / groups;
+  const int grid = groups * p.group_size;
+  const std::size_t smem = sizeof(uint4) * CPT * kThreads;
+  CHECK(cudaFuncSetAttribute(slices_softmax<T, kThreads, CPT, order>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  int per_sm = 0, sms = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slices_softmax<T, kThreads, CPT, order>, kThreads, smem));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaFuncAttributes attr{};
+  CHECK(cudaFuncGetAttributes(&attr, slices_softmax<T, kThreads, CPT, order>));
+  std::printf("%s %lld x %lld: %d groups of %d programs x %lld columns (%d threads x %d chunks, %.0f KiB), order %d, mode %d; "
+              "%d registers, %zu local bytes, %d an SM resident\n",
+              argv[1], static_cast<long long>(rows), static_cast<long long>(cols), groups, p.group_size,
+              static_cast<long long>(slice_cols), kThreads, CPT, smem / 1024.0, order, mode, attr.numRegs, attr.localSizeBytes,
+              per_sm);
+  if (static_cast<std::int64_t>(per_sm) * sms < grid) {
+    std::printf("  refused: %d programs do not fit at once (%d an SM x %d SMs)\n", grid, per_sm, sms);
+    return 0;
+  }
+  ProbeData<T> data(rows, cols);
+  CHECK(cudaMalloc(&p.partials, sizeof(float2) * groups * p.rows_per_group * p.group_size));
+  CHECK(cudaMalloc(&p.arrivals, sizeof(unsigned) * groups * p.rows_per_group));
+  CHECK(cudaMemset(p.arrivals, 0, sizeof(unsigned) * groups * p.rows_per_group));
+  p.in = reinterpret_cast<const uint4*>(data.in), p.out = reinterpret_cast<uint4*>(data.out);
+  auto launch = [&] {
+    slices_softmax<T, kThreads, CPT, order><<<grid, kThreads, smem>>>(p);
+    ++p.launch;
+  };
+  report_probe(data, launch, reps);
+  return 0;
+}
+
+template <typename T, int kThreads, int CPT>
+int run(int argc, char** argv) {
+  switch (std::atoi(argv[6])) {
+    case 0: return run_order<T, kThreads, CPT, 0>(argc, argv);
+    case 1: return run_order<T, kThreads, CPT, 1>(argc, argv);
+    case 2: return run_order<T, kThreads, CPT, 2>(argc, argv);
+  }
+  std::fprintf(stderr, "order must be 0, 1 or 2\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 8) {
+    std::fprintf(stderr, "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8> <order 0-2> <mode 0-1> [reps]\n",
+                 argv[0]);
+    return 2;
+  }
+  // Threads x chunks a thread: 1024 x 4 or 8, 512 x 8 or 16 (64 KiB or 128 KiB a program).
+  const bool f32 = std::string(argv[1]) == "f32";
+  const std::string shape = argv[5];
+  if (shape == "1024x8") return f32 ? run<float, 1024, 8>(argc, argv) : run<__nv_bfloat16, 1024, 8>(argc, argv);
+  if (shape == "1024x4") return f32 ? run<float, 1024, 4>(argc, argv) : run<__nv_bfloat16, 1024, 4>(argc, argv);
+  if (shape == "512x16") return f32 ? run<float, 512, 16>(argc, argv) : run<__nv_bfloat16, 512, 16>(argc, argv);
+  if (shape == "512x8") return f32 ? run<float, 512, 8>(argc, argv) : run<__nv_bfloat16, 512, 8>(argc, argv);
+  std::fprintf(stderr, "threads x chunks must be 1024x8, 1024x4, 512x16 or 512x8\n");
+  return 2;
+}
