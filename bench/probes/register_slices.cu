@@ -19,8 +19,9 @@
 //     chunk by chunk, so reads and writes reach DRAM together as in a copy.
 //   2 one row ahead: row i+1's statistics are computed from shared memory and posted before row i's
 //     exchange is awaited, so each exchange has a whole row's time to complete.
-// Modes (the last argument): 0 exchange through global memory; 1 timing only, no exchange (each
-// program normalizes by its own statistics: wrong output by design).
+// Modes (the last argument): 0 exchange through global memory; timing only (wrong output by
+// design): 1 no exchange (each program normalizes by its own statistics), 2 no exchange and no
+// arithmetic (the slices copied through the same pipeline: its memory path alone).
 //
 // Build and run (GPU machine): nvcc -O3 -std=c++17 -arch=sm_90 -o slices bench/probes/register_slices.cu
 //   ./slices <f32|bf16> <rows> <cols> <groups> <threads>x<chunks a thread> <order> <mode> [reps]
@@ -208,13 +209,14 @@ __global__ void __launch_bounds__(kThreads, 1) slices_softmax(Params p) {
       for (int a = 0; a < 4; ++a) s += scaled(mine[a].y, mine[a].x, m);
       s = warp_sum(s);
       if (t == 0) result = make_float2(m, 1.f / s);
-    } else if (p.mode == 1 && t == 0) {
+    } else if (p.mode >= 1 && t == 0) {
       result = make_float2(own.x, 1.f / own.y);
     }
     __syncthreads();
     return result;
   };
   auto normalize = [&](uint4 c, float2 r) {
+    if (p.mode == 2) return c;
     float f[Chunk<T>::n];
     Chunk<T>::unpack(c, f);
     const float shift = r.x * kLog2e;
@@ -226,20 +228,23 @@ __global__ void __launch_bounds__(kThreads, 1) slices_softmax(Params p) {
   uint4 held[CPT];  // row i's slice
   auto from_registers = [&](int j) { return held[j]; };
   auto from_shared = [&](int j) { return valid(j) ? next[t + j * kThreads] : empty; };
+  auto stats = [&](auto&& chunk) {
+    return p.mode == 2 ? make_float2(0.f, 1.f) : block_stats<T, CPT, kThreads>(chunk, smax, ssum);
+  };
   if (my_rows == 0) return;
   issue(0);
   wait_copies();
 #pragma unroll
   for (int j = 0; j < CPT; ++j) held[j] = valid(j) ? next[t + j * kThreads] : empty;
   issue(1);
-  own = block_stats<T, CPT, kThreads>(from_registers, smax, ssum);
+  own = stats(from_registers);
   post(0, own);
   for (std::int64_t i = 0; i < my_rows; ++i) {
     const bool more = i + 1 < my_rows;
     float2 ahead = own;
     if (order == 2 && more) {  // row i+1's statistics from shared memory, posted before row i's wait
       wait_copies();
-      ahead = block_stats<T, CPT, kThreads>(from_shared, smax, ssum);
+      ahead = stats(from_shared);
       post(i + 1, ahead);
     }
     const float2 r = exchange(i);
@@ -272,7 +277,7 @@ __global__ void __launch_bounds__(kThreads, 1) slices_softmax(Params p) {
     if (order == 2) {
       own = ahead;
     } else {
-      own = block_stats<T, CPT, kThreads>(from_registers, smax, ssum);
+      own = stats(from_registers);
       post(i + 1, own);
     }
   }
@@ -285,7 +290,7 @@ int run_order(int argc, char** argv) {
   const int reps = argc > 8 ? std::atoi(argv[8]) : 30;
   constexpr std::int64_t per_chunk = 16 / sizeof(T);
   constexpr std::int64_t slice_cols = per_chunk * CPT * kThreads;
-  if (cols % per_chunk != 0 || mode < 0 || mode > 1 || groups < 1 || (cols + slice_cols - 1) / slice_cols > 128) {
+  if (cols % per_chunk != 0 || mode < 0 || mode > 2 || groups < 1 || (cols + slice_cols - 1) / slice_cols > 128) {
     std::fprintf(stderr, "bad configuration\n");
     return 2;
   }
@@ -338,7 +343,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 8) {
-    std::fprintf(stderr, "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8> <order 0-2> <mode 0-1> [reps]\n",
+    std::fprintf(stderr, "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8> <order 0-2> <mode 0-2> [reps]\n",
                  argv[0]);
     return 2;
   }
