@@ -39,6 +39,7 @@
 namespace {
 
 constexpr float kLog2e = 1.4426950408889634f;
+constexpr int kMaxGroup = 256;  // programs a group (the exchange reads kMaxGroup / 32 partials a lane)
 
 struct Params {
   const uint4* in;  // rows x cols elements, as 16-byte chunks
@@ -153,8 +154,8 @@ __device__ float2 block_stats(ChunkAt&& chunk, float* smax, float* ssum) {
   return make_float2(bm, warp_sum(lane < warps ? ssum[lane] : 0.f));
 }
 
-template <typename T, int kThreads, int CPT, int order>
-__global__ void __launch_bounds__(kThreads, 1) slices_softmax(Params p) {
+template <typename T, int kThreads, int CPT, int kPerSm, int order>
+__global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
   extern __shared__ uint4 next[];  // row i+1's slice, each thread's own chunks
   __shared__ float smax[32], ssum[32];
   __shared__ float2 result;
@@ -197,16 +198,16 @@ __global__ void __launch_bounds__(kThreads, 1) slices_softmax(Params p) {
         }
       __syncwarp();
       float m = -INFINITY, s = 0.f;
-      float2 mine[4];  // a group has at most 128 programs
+      float2 mine[kMaxGroup / 32];
 #pragma unroll
-      for (int a = 0; a < 4; ++a) {
+      for (int a = 0; a < kMaxGroup / 32; ++a) {
         const int q = t + 32 * a;
         mine[a] = q < p.group_size ? __ldcg(&partials[i * p.group_size + q]) : make_float2(-INFINITY, 0.f);
         m = fmaxf(m, mine[a].x);
       }
       m = warp_max(m);
 #pragma unroll
-      for (int a = 0; a < 4; ++a) s += scaled(mine[a].y, mine[a].x, m);
+      for (int a = 0; a < kMaxGroup / 32; ++a) s += scaled(mine[a].y, mine[a].x, m);
       s = warp_sum(s);
       if (t == 0) result = make_float2(m, 1.f / s);
     } else if (p.mode >= 1 && t == 0) {
@@ -283,14 +284,14 @@ __global__ void __launch_bounds__(kThreads, 1) slices_softmax(Params p) {
   }
 }
 
-template <typename T, int kThreads, int CPT, int order>
+template <typename T, int kThreads, int CPT, int kPerSm, int order>
 int run_order(int argc, char** argv) {
   const std::int64_t rows = std::atoll(argv[2]), cols = std::atoll(argv[3]);
   const int groups = std::atoi(argv[4]), mode = std::atoi(argv[7]);
   const int reps = argc > 8 ? std::atoi(argv[8]) : 30;
   constexpr std::int64_t per_chunk = 16 / sizeof(T);
   constexpr std::int64_t slice_cols = per_chunk * CPT * kThreads;
-  if (cols % per_chunk != 0 || mode < 0 || mode > 2 || groups < 1 || (cols + slice_cols - 1) / slice_cols > 128) {
+  if (cols % per_chunk != 0 || mode < 0 || mode > 2 || groups < 1 || (cols + slice_cols - 1) / slice_cols > kMaxGroup) {
     std::fprintf(stderr, "bad configuration\n");
     return 2;
   }
@@ -300,12 +301,12 @@ int run_order(int argc, char** argv) {
   p.rows_per_group = (rows + groups - 1) / groups;
   const int grid = groups * p.group_size;
   const std::size_t smem = sizeof(uint4) * CPT * kThreads;
-  CHECK(cudaFuncSetAttribute(slices_softmax<T, kThreads, CPT, order>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  CHECK(cudaFuncSetAttribute(slices_softmax<T, kThreads, CPT, kPerSm, order>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0, sms = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slices_softmax<T, kThreads, CPT, order>, kThreads, smem));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slices_softmax<T, kThreads, CPT, kPerSm, order>, kThreads, smem));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaFuncAttributes attr{};
-  CHECK(cudaFuncGetAttributes(&attr, slices_softmax<T, kThreads, CPT, order>));
+  CHECK(cudaFuncGetAttributes(&attr, slices_softmax<T, kThreads, CPT, kPerSm, order>));
   std::printf("%s %lld x %lld: %d groups of %d programs x %lld columns (%d threads x %d chunks, %.0f KiB), order %d, mode %d; "
               "%d registers, %zu local bytes, %d an SM resident\n",
               argv[1], static_cast<long long>(rows), static_cast<long long>(cols), groups, p.group_size,
@@ -321,19 +322,19 @@ int run_order(int argc, char** argv) {
   CHECK(cudaMemset(p.arrivals, 0, sizeof(unsigned) * groups * p.rows_per_group));
   p.in = reinterpret_cast<const uint4*>(data.in), p.out = reinterpret_cast<uint4*>(data.out);
   auto launch = [&] {
-    slices_softmax<T, kThreads, CPT, order><<<grid, kThreads, smem>>>(p);
+    slices_softmax<T, kThreads, CPT, kPerSm, order><<<grid, kThreads, smem>>>(p);
     ++p.launch;
   };
   report_probe(data, launch, reps);
   return 0;
 }
 
-template <typename T, int kThreads, int CPT>
+template <typename T, int kThreads, int CPT, int kPerSm = 1>
 int run(int argc, char** argv) {
   switch (std::atoi(argv[6])) {
-    case 0: return run_order<T, kThreads, CPT, 0>(argc, argv);
-    case 1: return run_order<T, kThreads, CPT, 1>(argc, argv);
-    case 2: return run_order<T, kThreads, CPT, 2>(argc, argv);
+    case 0: return run_order<T, kThreads, CPT, kPerSm, 0>(argc, argv);
+    case 1: return run_order<T, kThreads, CPT, kPerSm, 1>(argc, argv);
+    case 2: return run_order<T, kThreads, CPT, kPerSm, 2>(argc, argv);
   }
   std::fprintf(stderr, "order must be 0, 1 or 2\n");
   return 2;
@@ -347,13 +348,17 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  // Threads x chunks a thread: 1024 x 4 or 8, 512 x 8 or 16 (64 KiB or 128 KiB a program).
+  // Threads x chunks a thread: 1024 x 4 or 8, 512 x 8 or 16 (64 KiB or 128 KiB a program), one
+  // program an SM; @2: two an SM.
   const bool f32 = std::string(argv[1]) == "f32";
   const std::string shape = argv[5];
   if (shape == "1024x8") return f32 ? run<float, 1024, 8>(argc, argv) : run<__nv_bfloat16, 1024, 8>(argc, argv);
   if (shape == "1024x4") return f32 ? run<float, 1024, 4>(argc, argv) : run<__nv_bfloat16, 1024, 4>(argc, argv);
   if (shape == "512x16") return f32 ? run<float, 512, 16>(argc, argv) : run<__nv_bfloat16, 512, 16>(argc, argv);
   if (shape == "512x8") return f32 ? run<float, 512, 8>(argc, argv) : run<__nv_bfloat16, 512, 8>(argc, argv);
-  std::fprintf(stderr, "threads x chunks must be 1024x8, 1024x4, 512x16 or 512x8\n");
+  // Two programs an SM (registers capped at 64 a thread), so one's loads can run while the other waits.
+  if (shape == "512x8@2") return f32 ? run<float, 512, 8, 2>(argc, argv) : run<__nv_bfloat16, 512, 8, 2>(argc, argv);
+  if (shape == "512x4@2") return f32 ? run<float, 512, 4, 2>(argc, argv) : run<__nv_bfloat16, 512, 4, 2>(argc, argv);
+  std::fprintf(stderr, "threads x chunks must be 1024x8, 1024x4, 512x16, 512x8, 512x8@2 or 512x4@2\n");
   return 2;
 }
