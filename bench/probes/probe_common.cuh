@@ -13,13 +13,13 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(x)                                                                                \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
+#define CHECK(x)                                                                               \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
+      std::exit(1);                                                                            \
+    }                                                                                          \
   } while (0)
 
 // Normal(0, 3) values from a hash of the index, so every run sees the same input.

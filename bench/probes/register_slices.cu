@@ -47,9 +47,9 @@ struct Params {
   std::int64_t rows, row_chunks;  // 16-byte chunks a row
   int groups, group_size, mode;
   std::int64_t rows_per_group;
-  float2* partials;     // [groups][rows_per_group][group_size]
-  unsigned* arrivals;   // [groups][rows_per_group], counting up across launches
-  unsigned launch;      // launches before this one
+  float2* partials;    // [groups][rows_per_group][group_size]
+  unsigned* arrivals;  // [groups][rows_per_group], counting up across launches
+  unsigned launch;     // launches before this one
 };
 
 template <typename T>
@@ -59,8 +59,7 @@ struct Chunk<float> {
   static constexpr int n = 4;
   static constexpr unsigned neg_inf_word = 0xff800000u;
   static __device__ void unpack(uint4 u, float* f) {
-    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y), f[2] = __uint_as_float(u.z),
-    f[3] = __uint_as_float(u.w);
+    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y), f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
   }
   static __device__ uint4 pack(const float* f) {
     return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]), __float_as_uint(f[3]));
@@ -169,8 +168,8 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
   auto valid = [&](int j) { return static_cast<std::int64_t>(j) * kThreads < mine; };
   auto src = [&](std::int64_t i) { return p.in + (g + i * p.groups) * p.row_chunks + first + t; };
   auto dst = [&](std::int64_t i) { return p.out + (g + i * p.groups) * p.row_chunks + first + t; };
-  const uint4 empty = make_uint4(Chunk<T>::neg_inf_word, Chunk<T>::neg_inf_word, Chunk<T>::neg_inf_word,
-                                 Chunk<T>::neg_inf_word);
+  const uint4 empty =
+      make_uint4(Chunk<T>::neg_inf_word, Chunk<T>::neg_inf_word, Chunk<T>::neg_inf_word, Chunk<T>::neg_inf_word);
   float2* partials = p.partials + static_cast<std::int64_t>(g) * p.rows_per_group * p.group_size;
   unsigned* arrivals = p.arrivals + static_cast<std::int64_t>(g) * p.rows_per_group;
   const unsigned target = (p.launch + 1) * static_cast<unsigned>(p.group_size);
@@ -226,7 +225,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
     return Chunk<T>::pack(f);
   };
 
-  uint4 held[CPT];  // row i's slice
+  uint4 held[CPT] = {};  // row i's slice
   auto from_registers = [&](int j) { return held[j]; };
   auto from_shared = [&](int j) { return valid(j) ? next[t + j * kThreads] : empty; };
   auto stats = [&](auto&& chunk) {
@@ -301,17 +300,20 @@ int run_order(int argc, char** argv) {
   p.rows_per_group = (rows + groups - 1) / groups;
   const int grid = groups * p.group_size;
   const std::size_t smem = sizeof(uint4) * CPT * kThreads;
-  CHECK(cudaFuncSetAttribute(slices_softmax<T, kThreads, CPT, kPerSm, order>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  CHECK(cudaFuncSetAttribute(slices_softmax<T, kThreads, CPT, kPerSm, order>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0, sms = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slices_softmax<T, kThreads, CPT, kPerSm, order>, kThreads, smem));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slices_softmax<T, kThreads, CPT, kPerSm, order>,
+                                                      kThreads, smem));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaFuncAttributes attr{};
   CHECK(cudaFuncGetAttributes(&attr, slices_softmax<T, kThreads, CPT, kPerSm, order>));
-  std::printf("%s %lld x %lld: %d groups of %d programs x %lld columns (%d threads x %d chunks, %.0f KiB), order %d, mode %d; "
-              "%d registers, %zu local bytes, %d an SM resident\n",
-              argv[1], static_cast<long long>(rows), static_cast<long long>(cols), groups, p.group_size,
-              static_cast<long long>(slice_cols), kThreads, CPT, smem / 1024.0, order, mode, attr.numRegs, attr.localSizeBytes,
-              per_sm);
+  std::printf(
+      "%s %lld x %lld: %d groups of %d programs x %lld columns (%d threads x %d chunks, %.0f KiB), order %d, mode %d; "
+      "%d registers, %zu local bytes, %d an SM resident\n",
+      argv[1], static_cast<long long>(rows), static_cast<long long>(cols), groups, p.group_size,
+      static_cast<long long>(slice_cols), kThreads, CPT, smem / 1024.0, order, mode, attr.numRegs, attr.localSizeBytes,
+      per_sm);
   if (static_cast<std::int64_t>(per_sm) * sms < grid) {
     std::printf("  refused: %d programs do not fit at once (%d an SM x %d SMs)\n", grid, per_sm, sms);
     return 0;
@@ -344,7 +346,9 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 8) {
-    std::fprintf(stderr, "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8> <order 0-2> <mode 0-2> [reps]\n",
+    std::fprintf(stderr,
+                 "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8> <order "
+                 "0-2> <mode 0-2> [reps]\n",
                  argv[0]);
     return 2;
   }
