@@ -19,6 +19,9 @@
 //     chunk by chunk, so reads and writes reach DRAM together as in a copy.
 //   2 one row ahead: row i+1's statistics are computed from shared memory and posted before row i's
 //     exchange is awaited, so each exchange has a whole row's time to complete.
+//   3 interleaved, chunk-deep: as 1, but every chunk's copy is its own commit group and each chunk
+//     waits only for its own (cp.async.wait_group CPT - 1), so loads stay in flight continuously
+//     instead of one slice at a time.
 // Modes (the last argument): 0 exchange through global memory; timing only (wrong output by
 // design): 1 no exchange (each program normalizes by its own statistics), 2 no exchange and no
 // arithmetic (the slices copied through the same pipeline: its memory path alone).
@@ -100,6 +103,10 @@ __device__ __forceinline__ void copy_async(uint4* dst, const uint4* src) {
 }
 __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void wait_copies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+template <int kNewer>  // all but the kNewer latest commit groups have landed
+__device__ __forceinline__ void wait_copies_but() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kNewer) : "memory");
+}
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -236,7 +243,15 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
   wait_copies();
 #pragma unroll
   for (int j = 0; j < CPT; ++j) held[j] = valid(j) ? next[t + j * kThreads] : empty;
-  issue(1);
+  if (order == 3) {  // one commit group a chunk, as the loop below keeps them
+#pragma unroll
+    for (int j = 0; j < CPT; ++j) {
+      if (my_rows > 1 && valid(j)) copy_async(&next[t + j * kThreads], src(1) + j * kThreads);
+      commit();
+    }
+  } else {
+    issue(1);
+  }
   own = stats(from_registers);
   post(0, own);
   for (std::int64_t i = 0; i < my_rows; ++i) {
@@ -249,7 +264,22 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
     }
     const float2 r = exchange(i);
     uint4* to = dst(i);
-    if (order == 1) {
+    if (order == 3) {
+      // Before chunk j of row i+1 is moved, the groups after it are row i+1's chunks j+1.. and
+      // row i+2's chunks ..j-1: always CPT - 1.
+      const bool refill = i + 2 < my_rows;
+      const uint4* from = src(refill ? i + 2 : i);
+#pragma unroll
+      for (int j = 0; j < CPT; ++j) {
+        if (valid(j)) to[j * kThreads] = normalize(held[j], r);
+        if (more) {
+          wait_copies_but<CPT - 1>();
+          held[j] = valid(j) ? next[t + j * kThreads] : empty;
+          if (refill && valid(j)) copy_async(&next[t + j * kThreads], from + j * kThreads);
+          commit();
+        }
+      }
+    } else if (order == 1) {
       if (more) wait_copies();
       const bool refill = i + 2 < my_rows;
       const uint4* from = src(refill ? i + 2 : i);
@@ -337,8 +367,9 @@ int run(int argc, char** argv) {
     case 0: return run_order<T, kThreads, CPT, kPerSm, 0>(argc, argv);
     case 1: return run_order<T, kThreads, CPT, kPerSm, 1>(argc, argv);
     case 2: return run_order<T, kThreads, CPT, kPerSm, 2>(argc, argv);
+    case 3: return run_order<T, kThreads, CPT, kPerSm, 3>(argc, argv);
   }
-  std::fprintf(stderr, "order must be 0, 1 or 2\n");
+  std::fprintf(stderr, "order must be 0, 1, 2 or 3\n");
   return 2;
 }
 
@@ -346,10 +377,11 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 8) {
-    std::fprintf(stderr,
-                 "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8> <order "
-                 "0-2> <mode 0-2> [reps]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8|512x8@2|512x4@2> "
+        "<order 0-3> <mode 0-2> [reps]\n",
+        argv[0]);
     return 2;
   }
   // Threads x chunks a thread: 1024 x 4 or 8, 512 x 8 or 16 (64 KiB or 128 KiB a program), one
