@@ -22,6 +22,8 @@
 //   3 interleaved, chunk-deep: as 1, but every chunk's copy is its own commit group and each chunk
 //     waits only for its own (cp.async.wait_group CPT - 1), so loads stay in flight continuously
 //     instead of one slice at a time.
+//   4 one row ahead, interleaved: 2's posting (row i+1's statistics from shared memory before row
+//     i's wait) with 1's chunk-by-chunk write, move and reads.
 // Modes (the last argument): 0 exchange through global memory; timing only (wrong output by
 // design): 1 no exchange (each program normalizes by its own statistics), 2 no exchange and no
 // arithmetic (the slices copied through the same pipeline: its memory path alone).
@@ -257,7 +259,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
   for (std::int64_t i = 0; i < my_rows; ++i) {
     const bool more = i + 1 < my_rows;
     float2 ahead = own;
-    if (order == 2 && more) {  // row i+1's statistics from shared memory, posted before row i's wait
+    if ((order == 2 || order == 4) && more) {  // row i+1's statistics from shared memory, posted before row i's wait
       wait_copies();
       ahead = stats(from_shared);
       post(i + 1, ahead);
@@ -279,7 +281,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
           commit();
         }
       }
-    } else if (order == 1) {
+    } else if (order == 1 || order == 4) {
       if (more) wait_copies();
       const bool refill = i + 2 < my_rows;
       const uint4* from = src(refill ? i + 2 : i);
@@ -304,7 +306,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
       }
     }
     if (!more) break;
-    if (order == 2) {
+    if (order == 2 || order == 4) {
       own = ahead;
     } else {
       own = stats(from_registers);
@@ -368,8 +370,9 @@ int run(int argc, char** argv) {
     case 1: return run_order<T, kThreads, CPT, kPerSm, 1>(argc, argv);
     case 2: return run_order<T, kThreads, CPT, kPerSm, 2>(argc, argv);
     case 3: return run_order<T, kThreads, CPT, kPerSm, 3>(argc, argv);
+    case 4: return run_order<T, kThreads, CPT, kPerSm, 4>(argc, argv);
   }
-  std::fprintf(stderr, "order must be 0, 1, 2 or 3\n");
+  std::fprintf(stderr, "order must be 0 to 4\n");
   return 2;
 }
 
@@ -380,7 +383,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8|512x8@2|512x4@2> "
-        "<order 0-3> <mode 0-2> [reps]\n",
+        "<order 0-4> <mode 0-2> [reps]\n",
         argv[0]);
     return 2;
   }
