@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Checks every tracked *.h / *.cpp against .clang-format without changing anything; lists the files
-# that differ. Run by ctest as `format_check`. To fix one file: clang-format -i <file>.
+# Checks every tracked *.h / *.cpp, and the hand-written CUDA probes (bench/probes/*.cu, *.cuh; not
+# the golden files of generated code), against .clang-format without changing anything; lists the
+# files that differ. Run by ctest as `format_check`. To fix one file: clang-format -i <file>.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -16,7 +17,7 @@ if ! "${GIT[@]}" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   exit 1
 fi
 
-mapfile -t files < <("${GIT[@]}" ls-files -- '*.h' '*.cpp')
+mapfile -t files < <("${GIT[@]}" ls-files -- '*.h' '*.cpp' 'bench/probes/*.cu' 'bench/probes/*.cuh')
 offenders=()
 for f in "${files[@]}"; do
   [[ -f $f ]] || continue  # deleted in the work tree, not yet in the index

@@ -35,10 +35,10 @@ struct Params {
   std::int64_t rows, cols, slice;  // slice: columns a program holds, a multiple of 16 bytes
   int groups, group_size, slots, lag, l2_ahead;
   int mode;  // 0: fence + atomic arrival; 1: release atomic; timing only (wrong output): 2 no wait, 3 no exchange
-  std::int64_t rows_per_group;     // the most rows any group takes
-  float2* partials;                // [groups][rows_per_group][group_size]
-  unsigned* arrivals;              // [groups][rows_per_group], counting up across launches
-  unsigned launch;                 // how many launches came before this one
+  std::int64_t rows_per_group;  // the most rows any group takes
+  float2* partials;             // [groups][rows_per_group][group_size]
+  unsigned* arrivals;           // [groups][rows_per_group], counting up across launches
+  unsigned launch;              // how many launches came before this one
 };
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
@@ -46,11 +46,9 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
 }
 
 __device__ __forceinline__ void bulk_fill(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
-               : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
   asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-          smem_addr(dst)),
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
       "l"(src), "r"(bytes), "r"(smem_addr(bar))
       : "memory");
 }
@@ -116,7 +114,8 @@ struct Vec<__nv_bfloat16> {
   static constexpr int n = 8;
   static __device__ void unpack(uint4 u, float* f) {
     unsigned w[4] = {u.x, u.y, u.z, u.w};
-    for (int i = 0; i < 4; ++i) f[2 * i] = __uint_as_float(w[i] << 16), f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+    for (int i = 0; i < 4; ++i)
+      f[2 * i] = __uint_as_float(w[i] << 16), f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
   }
   static __device__ uint4 pack(const float* f) {
     unsigned w[4];
@@ -240,8 +239,8 @@ static int run(int argc, char** argv) {
   constexpr std::int64_t per16 = 16 / sizeof(T);
   p.slice = ((cols + p.group_size - 1) / p.group_size + per16 - 1) / per16 * per16;
   p.rows_per_group = (rows + p.groups - 1) / p.groups;
-  if (cols % per16 != 0 || p.slots < 1 || p.slots > 16 || p.lag < 0 || p.lag >= p.slots || p.mode < 0 || p.mode > 3 || (p.mode == 3 && p.lag != 0) || threads % 32 != 0 ||
-      threads > 1024) {
+  if (cols % per16 != 0 || p.slots < 1 || p.slots > 16 || p.lag < 0 || p.lag >= p.slots || p.mode < 0 || p.mode > 3 ||
+      (p.mode == 3 && p.lag != 0) || threads % 32 != 0 || threads > 1024) {
     std::fprintf(stderr, "bad configuration\n");
     return 2;
   }
@@ -253,11 +252,11 @@ static int run(int argc, char** argv) {
   const int grid = p.groups * p.group_size;
   cudaFuncAttributes attr{};
   CHECK(cudaFuncGetAttributes(&attr, ring_softmax<T>));
-  std::printf("%s %lld x %lld: %d groups of %d, %d threads, %d slots of %lld columns (%.1f KiB), lag %d, L2 ahead %d, mode %d; "
-              "%d registers, %d an SM resident\n",
-              argv[1], static_cast<long long>(rows), static_cast<long long>(cols), p.groups, p.group_size, threads,
-              p.slots, static_cast<long long>(p.slice), p.slice * sizeof(T) / 1024.0, p.lag, p.l2_ahead, p.mode,
-              attr.numRegs, per_sm);
+  std::printf(
+      "%s %lld x %lld: %d groups of %d, %d threads, %d slots of %lld columns (%.1f KiB), lag %d, L2 ahead %d, mode %d; "
+      "%d registers, %d an SM resident\n",
+      argv[1], static_cast<long long>(rows), static_cast<long long>(cols), p.groups, p.group_size, threads, p.slots,
+      static_cast<long long>(p.slice), p.slice * sizeof(T) / 1024.0, p.lag, p.l2_ahead, p.mode, attr.numRegs, per_sm);
   if (static_cast<std::int64_t>(per_sm) * sms < grid) {
     std::printf("  refused: %d programs do not fit at once (%d an SM x %d SMs)\n", grid, per_sm, sms);
     return 0;
@@ -277,9 +276,10 @@ static int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 10) {
-    std::fprintf(stderr,
-                 "usage: %s <f32|bf16> <rows> <cols> <groups> <group_size> <threads> <slots> <lag> <l2_ahead> [reps [mode]]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s <f32|bf16> <rows> <cols> <groups> <group_size> <threads> <slots> <lag> <l2_ahead> [reps [mode]]\n",
+        argv[0]);
     return 2;
   }
   return std::string(argv[1]) == "f32" ? run<float>(argc, argv) : run<__nv_bfloat16>(argc, argv);
