@@ -88,8 +88,8 @@ cmake --version | head -n 1
 CUDA_ROOT=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
 if [[ -x $CUDA_ROOT/bin/nvcc ]]; then "$CUDA_ROOT/bin/nvcc" --version | tail -n 2; else echo "nvcc: not at $CUDA_ROOT/bin"; fi
 # The copy sent here may carry git metadata older than its files: say how many paths differ from it.
-if head=$(git rev-parse --short HEAD 2>/dev/null); then
-  echo "git: $head ($(git status --porcelain 2>/dev/null | wc -l) paths differ from it)"
+if commit=$(git rev-parse --short HEAD 2>/dev/null); then
+  echo "git: $commit ($(git status --porcelain 2>/dev/null | wc -l) paths differ from it)"
 else
   echo "git: no .git here"
 fi
