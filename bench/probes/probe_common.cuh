@@ -22,6 +22,50 @@
     }                                                                                          \
   } while (0)
 
+// A 16-byte chunk of T as floats, and back.
+template <typename T>
+struct Chunk;
+template <>
+struct Chunk<float> {
+  static constexpr int n = 4;
+  static constexpr unsigned neg_inf_word = 0xff800000u;
+  static __device__ void unpack(uint4 u, float* f) {
+    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y), f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
+  }
+  static __device__ uint4 pack(const float* f) {
+    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]), __float_as_uint(f[3]));
+  }
+};
+template <>
+struct Chunk<__nv_bfloat16> {
+  static constexpr int n = 8;
+  static constexpr unsigned neg_inf_word = 0xff80ff80u;
+  static __device__ void unpack(uint4 u, float* f) {
+    // Opaque to the compiler, so a slice unpacked twice (max, then sum) is not kept unpacked
+    // between the two: that would double the registers a bf16 slice takes.
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+    for (int i = 0; i < 4; ++i) {
+      unsigned lo, hi;
+      asm volatile("shl.b32 %0, %1, 16;" : "=r"(lo) : "r"(w[i]));
+      asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(hi) : "r"(w[i]));
+      f[2 * i] = __uint_as_float(lo), f[2 * i + 1] = __uint_as_float(hi);
+    }
+  }
+  static __device__ uint4 pack(const float* f) {
+    unsigned w[4];
+    for (int i = 0; i < 4; ++i)  // the upper half takes the odd element
+      asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w[i]) : "f"(f[2 * i + 1]), "f"(f[2 * i]));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+};
+
+// A global-memory word read with acquire semantics (the probes' exchanges poll their counters so).
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // Normal(0, 3) values from a hash of the index, so every run sees the same input.
 __global__ void probe_fill_input(float* f32, __nv_bfloat16* b16, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;

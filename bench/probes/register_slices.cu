@@ -57,42 +57,6 @@ struct Params {
   unsigned launch;     // launches before this one
 };
 
-template <typename T>
-struct Chunk;  // a 16-byte chunk of T as floats, and back
-template <>
-struct Chunk<float> {
-  static constexpr int n = 4;
-  static constexpr unsigned neg_inf_word = 0xff800000u;
-  static __device__ void unpack(uint4 u, float* f) {
-    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y), f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
-  }
-  static __device__ uint4 pack(const float* f) {
-    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]), __float_as_uint(f[3]));
-  }
-};
-template <>
-struct Chunk<__nv_bfloat16> {
-  static constexpr int n = 8;
-  static constexpr unsigned neg_inf_word = 0xff80ff80u;
-  static __device__ void unpack(uint4 u, float* f) {
-    // Opaque to the compiler, so a slice unpacked twice (max, then sum) is not kept unpacked
-    // between the two: that would double the registers a bf16 slice takes.
-    const unsigned w[4] = {u.x, u.y, u.z, u.w};
-    for (int i = 0; i < 4; ++i) {
-      unsigned lo, hi;
-      asm volatile("shl.b32 %0, %1, 16;" : "=r"(lo) : "r"(w[i]));
-      asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(hi) : "r"(w[i]));
-      f[2 * i] = __uint_as_float(lo), f[2 * i + 1] = __uint_as_float(hi);
-    }
-  }
-  static __device__ uint4 pack(const float* f) {
-    unsigned w[4];
-    for (int i = 0; i < 4; ++i)  // the upper half takes the odd element
-      asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w[i]) : "f"(f[2 * i + 1]), "f"(f[2 * i]));
-    return make_uint4(w[0], w[1], w[2], w[3]);
-  }
-};
-
 __device__ __forceinline__ float ex2(float x) {
   float y;
   asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
@@ -108,11 +72,6 @@ __device__ __forceinline__ void wait_copies() { asm volatile("cp.async.wait_all;
 template <int kNewer>  // all but the kNewer latest commit groups have landed
 __device__ __forceinline__ void wait_copies_but() {
   asm volatile("cp.async.wait_group %0;" ::"n"(kNewer) : "memory");
-}
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
 }
 __device__ __forceinline__ float warp_max(float v) {
   for (int d = 16; d > 0; d >>= 1) v = fmaxf(v, __shfl_xor_sync(~0u, v, d));
@@ -244,7 +203,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
   issue(0);
   wait_copies();
 #pragma unroll
-  for (int j = 0; j < CPT; ++j) held[j] = valid(j) ? next[t + j * kThreads] : empty;
+  for (int j = 0; j < CPT; ++j) held[j] = from_shared(j);
   if (order == 3) {  // one commit group a chunk, as the loop below keeps them
 #pragma unroll
     for (int j = 0; j < CPT; ++j) {
@@ -266,34 +225,24 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
     }
     const float2 r = exchange(i);
     uint4* to = dst(i);
-    if (order == 3) {
-      // Before chunk j of row i+1 is moved, the groups after it are row i+1's chunks j+1.. and
-      // row i+2's chunks ..j-1: always CPT - 1.
+    if (order == 1 || order == 3 || order == 4) {  // chunk by chunk: write row i, move i+1, read i+2
+      // Chunk-deep (order 3): one commit group a chunk. Before chunk j of row i+1 is moved, the
+      // groups after it are row i+1's chunks j+1.. and row i+2's chunks ..j-1: always CPT - 1.
+      constexpr bool deep = order == 3;
+      if (!deep && more) wait_copies();
       const bool refill = i + 2 < my_rows;
       const uint4* from = src(refill ? i + 2 : i);
 #pragma unroll
       for (int j = 0; j < CPT; ++j) {
         if (valid(j)) to[j * kThreads] = normalize(held[j], r);
         if (more) {
-          wait_copies_but<CPT - 1>();
-          held[j] = valid(j) ? next[t + j * kThreads] : empty;
+          if (deep) wait_copies_but<CPT - 1>();
+          held[j] = from_shared(j);
           if (refill && valid(j)) copy_async(&next[t + j * kThreads], from + j * kThreads);
-          commit();
+          if (deep) commit();
         }
       }
-    } else if (order == 1 || order == 4) {
-      if (more) wait_copies();
-      const bool refill = i + 2 < my_rows;
-      const uint4* from = src(refill ? i + 2 : i);
-#pragma unroll
-      for (int j = 0; j < CPT; ++j) {
-        if (valid(j)) to[j * kThreads] = normalize(held[j], r);
-        if (more) {
-          held[j] = valid(j) ? next[t + j * kThreads] : empty;
-          if (refill && valid(j)) copy_async(&next[t + j * kThreads], from + j * kThreads);
-        }
-      }
-      commit();
+      if (!deep) commit();
     } else {
 #pragma unroll
       for (int j = 0; j < CPT; ++j)
@@ -301,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
       if (more) {
         wait_copies();
 #pragma unroll
-        for (int j = 0; j < CPT; ++j) held[j] = valid(j) ? next[t + j * kThreads] : empty;
+        for (int j = 0; j < CPT; ++j) held[j] = from_shared(j);
         issue(i + 2);
       }
     }

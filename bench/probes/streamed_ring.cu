@@ -67,12 +67,6 @@ __device__ __forceinline__ void wait_parity(std::uint64_t* bar, unsigned parity)
       : "memory");
 }
 
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
 // (max, sum of exp(x - max)) pairs, combined; an empty pair is (-inf, 0).
 __device__ __forceinline__ float2 combine(float2 a, float2 b) {
   float m = fmaxf(a.x, b.x);
@@ -98,41 +92,11 @@ __device__ float2 block_combine(float2 v, float2* scratch) {
 }
 
 template <typename T>
-struct Vec;  // 16 bytes of T as floats
-template <>
-struct Vec<float> {
-  static constexpr int n = 4;
-  static __device__ void unpack(uint4 u, float* f) {
-    f[0] = __uint_as_float(u.x), f[1] = __uint_as_float(u.y), f[2] = __uint_as_float(u.z), f[3] = __uint_as_float(u.w);
-  }
-  static __device__ uint4 pack(const float* f) {
-    return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]), __float_as_uint(f[3]));
-  }
-};
-template <>
-struct Vec<__nv_bfloat16> {
-  static constexpr int n = 8;
-  static __device__ void unpack(uint4 u, float* f) {
-    unsigned w[4] = {u.x, u.y, u.z, u.w};
-    for (int i = 0; i < 4; ++i)
-      f[2 * i] = __uint_as_float(w[i] << 16), f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
-  }
-  static __device__ uint4 pack(const float* f) {
-    unsigned w[4];
-    for (int i = 0; i < 4; ++i) {
-      __nv_bfloat162 h = __floats2bfloat162_rn(f[2 * i], f[2 * i + 1]);
-      std::memcpy(&w[i], &h, 4);
-    }
-    return make_uint4(w[0], w[1], w[2], w[3]);
-  }
-};
-
-template <typename T>
 __global__ void __launch_bounds__(1024) ring_softmax(Params p) {
   extern __shared__ __align__(128) unsigned char ring[];
   __shared__ std::uint64_t bars[16];
   __shared__ float2 scratch[32];
-  constexpr int V = Vec<T>::n;
+  constexpr int V = Chunk<T>::n;
   constexpr float kLog2e = 1.4426950408889634f;
   const int g = blockIdx.x / p.group_size, k = blockIdx.x % p.group_size;
   const std::int64_t col0 = static_cast<std::int64_t>(k) * p.slice;
@@ -172,7 +136,7 @@ __global__ void __launch_bounds__(1024) ring_softmax(Params p) {
       float2 st = make_float2(-INFINITY, 0.f);
       for (std::int64_t c = threadIdx.x; c < chunks; c += blockDim.x) {
         float f[V];
-        Vec<T>::unpack(s[c], f);
+        Chunk<T>::unpack(s[c], f);
         float cm = f[0];
         for (int j = 1; j < V; ++j) cm = fmaxf(cm, f[j]);
         float part = 0.f;
@@ -214,9 +178,9 @@ __global__ void __launch_bounds__(1024) ring_softmax(Params p) {
     uint4* dst = reinterpret_cast<uint4*>(out + row_of(j) * p.cols + col0);
     for (std::int64_t c = threadIdx.x; c < chunks; c += blockDim.x) {
       float f[V];
-      Vec<T>::unpack(s[c], f);
+      Chunk<T>::unpack(s[c], f);
       for (int q = 0; q < V; ++q) f[q] = exp2f(f[q] * kLog2e - shift) * inv;
-      dst[c] = Vec<T>::pack(f);
+      dst[c] = Chunk<T>::pack(f);
     }
     __syncthreads();  // the slot is read: it may be filled again
     if (threadIdx.x == 0) {
