@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 ROUNDS=${ROUNDS:-2}
-nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/slices bench/probes/register_slices.cu 2>/dev/null &
+nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/slices bench/probes/register_slices.cu &
 { cmake -S . -B build-gpu -DTILEJIT_WITH_LLVM=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null &&
   cmake --build build-gpu --target tilejit-softmax -j "${JOBS:-16}" >/dev/null; } || exit 1
 wait || exit 1
