@@ -271,8 +271,14 @@ int run_order(int argc, char** argv) {
   const int reps = argc > 8 ? std::atoi(argv[8]) : 30;
   constexpr std::int64_t per_chunk = 16 / sizeof(T);
   constexpr std::int64_t slice_cols = per_chunk * CPT * kThreads;
-  if (cols % per_chunk != 0 || mode < 0 || mode > 2 || groups < 1 || (cols + slice_cols - 1) / slice_cols > kMaxGroup) {
-    std::fprintf(stderr, "bad configuration\n");
+  const char* bad = rows < 1 || cols < 1                               ? "rows and cols must be positive"
+                    : cols % per_chunk != 0                            ? "cols must be a multiple of 16 bytes"
+                    : mode < 0 || mode > 2                             ? "mode must be 0, 1 or 2"
+                    : groups < 1                                       ? "groups must be positive"
+                    : (cols + slice_cols - 1) / slice_cols > kMaxGroup ? "a group would need more than 256 programs"
+                                                                       : nullptr;
+  if (bad) {
+    std::fprintf(stderr, "bad configuration: %s\n", bad);
     return 2;
   }
   Params p{};
