@@ -24,6 +24,17 @@
 //     instead of one slice at a time.
 //   4 one row ahead, interleaved: 2's posting (row i+1's statistics from shared memory before row
 //     i's wait) with 1's chunk-by-chunk write, move and reads.
+//   5 alternating, refilled in place: even rows live in registers, odd rows in shared memory, and
+//     no slice moves between them. While row i is written from its buffer, each chunk written is
+//     refilled at once with row i+2's (a load into the register, or cp.async into the shared
+//     slot), so reads and writes stream together as in a copy and nothing waits for the reads
+//     just issued. Half way through, row i+1's statistics are taken from the other buffer (its
+//     reads were issued a row earlier) and posted, so its exchange has the rest of the row to
+//     complete. Orders 0-4 instead wait for row i+1 to land (and be moved) before row i+1 can
+//     be written, a pause each row with no writes in flight.
+//   6 alternating, op by op: as 5, but all of row i's writes, then all of row i+2's reads, then
+//     row i+1's statistics, the order a generator emitting one block operation after another
+//     would give.
 // Modes (the last argument): 0 exchange through global memory; timing only (wrong output by
 // design): 1 no exchange (each program normalizes by its own statistics), 2 no exchange and no
 // arithmetic (the slices copied through the same pipeline: its memory path alone).
@@ -38,6 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "probe_common.cuh"
 
@@ -121,19 +133,23 @@ __device__ float2 block_stats(ChunkAt&& chunk, float* smax, float* ssum) {
   return make_float2(bm, warp_sum(lane < warps ? ssum[lane] : 0.f));
 }
 
-template <typename T, int kThreads, int CPT, int kPerSm, int order>
+template <typename T, int kThreads, int CPT, int kPerSm, int order, bool kInterleaved>
 __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
   extern __shared__ uint4 next[];  // row i+1's slice, each thread's own chunks
   __shared__ float smax[32], ssum[32];
   __shared__ float2 result;
   const int g = blockIdx.x / p.group_size, k = blockIdx.x % p.group_size;
   constexpr std::int64_t kSlice = static_cast<std::int64_t>(CPT) * kThreads;  // chunks a program holds
-  const std::int64_t first = k * kSlice;
+  // A program's chunk j of a row: contiguous slices give program k the chunks k * kSlice + j *
+  // kThreads + t; interleaved blocks give it (j * group_size + k) * kThreads + t, so at each j the
+  // group reads one contiguous span of the row, as a grid-stride copy does.
+  const std::int64_t first = kInterleaved ? k * kThreads : k * kSlice;
+  const std::int64_t stride = kInterleaved ? static_cast<std::int64_t>(p.group_size) * kThreads : kThreads;
   const std::int64_t my_rows = g < p.rows ? (p.rows - g + p.groups - 1) / p.groups : 0;
   const int t = threadIdx.x;
-  // This thread's chunks are t + j * kThreads of the slice: one base a row, constant offsets.
-  const std::int64_t mine = p.row_chunks - first - t;  // chunk j exists where j * kThreads < mine
-  auto valid = [&](int j) { return static_cast<std::int64_t>(j) * kThreads < mine; };
+  // This thread's chunks are first + t + j * stride: one base a row, offsets a multiple of stride.
+  const std::int64_t mine = p.row_chunks - first - t;  // chunk j exists where j * stride < mine
+  auto valid = [&](int j) { return j * stride < mine; };
   auto src = [&](std::int64_t i) { return p.in + (g + i * p.groups) * p.row_chunks + first + t; };
   auto dst = [&](std::int64_t i) { return p.out + (g + i * p.groups) * p.row_chunks + first + t; };
   const uint4 empty =
@@ -147,7 +163,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
       const uint4* from = src(i);
 #pragma unroll
       for (int j = 0; j < CPT; ++j)
-        if (valid(j)) copy_async(&next[t + j * kThreads], from + j * kThreads);
+        if (valid(j)) copy_async(&next[t + j * kThreads], from + j * stride);
     }
     commit();
   };
@@ -200,6 +216,65 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
     return p.mode == 2 ? make_float2(0.f, 1.f) : block_stats<T, CPT, kThreads>(chunk, smax, ssum);
   };
   if (my_rows == 0) return;
+  if constexpr (order >= 5) {
+    constexpr bool interleaved = order == 5;
+    // Row i's period: its buffer (registers for even rows) written out and refilled with row i+2,
+    // row i+1's statistics posted from the other buffer. Returns whether a row follows.
+    auto period = [&](auto in_registers_type, std::int64_t i) {
+      constexpr bool in_registers = decltype(in_registers_type)::value;
+      if (i >= my_rows) return false;
+      const bool more = i + 1 < my_rows, refill = i + 2 < my_rows;
+      const float2 r = exchange(i);
+      uint4* to = dst(i);
+      const uint4* from = src(refill ? i + 2 : i);
+      float2 ahead = own;
+      auto post_ahead = [&] {
+        if (!more) return;
+        if constexpr (in_registers) {  // row i+1 is in shared memory, its copies the only ones in flight
+          wait_copies();
+          ahead = stats(from_shared);
+        } else {  // row i+1 is in registers: reading them waits for its loads
+          ahead = stats(from_registers);
+        }
+        post(i + 1, ahead);
+      };
+      auto write = [&](int j) {
+        if (!valid(j)) return;
+        if constexpr (in_registers) to[j * stride] = normalize(held[j], r);
+        else to[j * stride] = normalize(next[t + j * kThreads], r);
+      };
+      auto read = [&](int j) {  // row i+2's chunk j into the slot just written
+        if (!refill) return;
+        if constexpr (in_registers) held[j] = valid(j) ? __ldcg(from + j * stride) : empty;
+        else if (valid(j)) copy_async(&next[t + j * kThreads], from + j * stride);
+      };
+      if (interleaved) {
+#pragma unroll
+        for (int j = 0; j < CPT; ++j) {
+          if (j == CPT / 2) post_ahead();
+          write(j);
+          read(j);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < CPT; ++j) write(j);
+#pragma unroll
+        for (int j = 0; j < CPT; ++j) read(j);
+        post_ahead();
+      }
+      if constexpr (!in_registers) commit();
+      own = ahead;
+      return more;
+    };
+    const uint4* first_row = src(0);
+#pragma unroll
+    for (int j = 0; j < CPT; ++j) held[j] = valid(j) ? __ldcg(first_row + j * stride) : empty;
+    issue(1);
+    own = stats(from_registers);
+    post(0, own);
+    for (std::int64_t i = 0;; i += 2)
+      if (!period(std::true_type{}, i) || !period(std::false_type{}, i + 1)) return;
+  }
   issue(0);
   wait_copies();
 #pragma unroll
@@ -207,7 +282,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
   if (order == 3) {  // one commit group a chunk, as the loop below keeps them
 #pragma unroll
     for (int j = 0; j < CPT; ++j) {
-      if (my_rows > 1 && valid(j)) copy_async(&next[t + j * kThreads], src(1) + j * kThreads);
+      if (my_rows > 1 && valid(j)) copy_async(&next[t + j * kThreads], src(1) + j * stride);
       commit();
     }
   } else {
@@ -234,11 +309,11 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
       const uint4* from = src(refill ? i + 2 : i);
 #pragma unroll
       for (int j = 0; j < CPT; ++j) {
-        if (valid(j)) to[j * kThreads] = normalize(held[j], r);
+        if (valid(j)) to[j * stride] = normalize(held[j], r);
         if (more) {
           if (deep) wait_copies_but<CPT - 1>();
           held[j] = from_shared(j);
-          if (refill && valid(j)) copy_async(&next[t + j * kThreads], from + j * kThreads);
+          if (refill && valid(j)) copy_async(&next[t + j * kThreads], from + j * stride);
           if (deep) commit();
         }
       }
@@ -246,7 +321,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
     } else {
 #pragma unroll
       for (int j = 0; j < CPT; ++j)
-        if (valid(j)) to[j * kThreads] = normalize(held[j], r);
+        if (valid(j)) to[j * stride] = normalize(held[j], r);
       if (more) {
         wait_copies();
 #pragma unroll
@@ -264,7 +339,7 @@ __global__ void __launch_bounds__(kThreads, kPerSm) slices_softmax(Params p) {
   }
 }
 
-template <typename T, int kThreads, int CPT, int kPerSm, int order>
+template <typename T, int kThreads, int CPT, int kPerSm, int order, bool kInterleaved = false>
 int run_order(int argc, char** argv) {
   const std::int64_t rows = std::atoll(argv[2]), cols = std::atoll(argv[3]);
   const int groups = std::atoi(argv[4]), mode = std::atoi(argv[7]);
@@ -287,20 +362,20 @@ int run_order(int argc, char** argv) {
   p.rows_per_group = (rows + groups - 1) / groups;
   const int grid = groups * p.group_size;
   const std::size_t smem = sizeof(uint4) * CPT * kThreads;
-  CHECK(cudaFuncSetAttribute(slices_softmax<T, kThreads, CPT, kPerSm, order>,
+  CHECK(cudaFuncSetAttribute(slices_softmax<T, kThreads, CPT, kPerSm, order, kInterleaved>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   int per_sm = 0, sms = 0;
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, slices_softmax<T, kThreads, CPT, kPerSm, order>,
-                                                      kThreads, smem));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, slices_softmax<T, kThreads, CPT, kPerSm, order, kInterleaved>, kThreads, smem));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaFuncAttributes attr{};
-  CHECK(cudaFuncGetAttributes(&attr, slices_softmax<T, kThreads, CPT, kPerSm, order>));
+  CHECK(cudaFuncGetAttributes(&attr, slices_softmax<T, kThreads, CPT, kPerSm, order, kInterleaved>));
   std::printf(
-      "%s %lld x %lld: %d groups of %d programs x %lld columns (%d threads x %d chunks, %.0f KiB), order %d, mode %d; "
-      "%d registers, %zu local bytes, %d an SM resident\n",
+      "%s %lld x %lld: %d groups of %d programs x %lld columns (%d threads x %d chunks, %.0f KiB, %s), order %d, "
+      "mode %d; %d registers, %zu local bytes, %d an SM resident\n",
       argv[1], static_cast<long long>(rows), static_cast<long long>(cols), groups, p.group_size,
-      static_cast<long long>(slice_cols), kThreads, CPT, smem / 1024.0, order, mode, attr.numRegs, attr.localSizeBytes,
-      per_sm);
+      static_cast<long long>(slice_cols), kThreads, CPT, smem / 1024.0, kInterleaved ? "interleaved" : "contiguous",
+      order, mode, attr.numRegs, attr.localSizeBytes, per_sm);
   if (static_cast<std::int64_t>(per_sm) * sms < grid) {
     std::printf("  refused: %d programs do not fit at once (%d an SM x %d SMs)\n", grid, per_sm, sms);
     return 0;
@@ -311,7 +386,7 @@ int run_order(int argc, char** argv) {
   CHECK(cudaMemset(p.arrivals, 0, sizeof(unsigned) * groups * p.rows_per_group));
   p.in = reinterpret_cast<const uint4*>(data.in), p.out = reinterpret_cast<uint4*>(data.out);
   auto launch = [&] {
-    slices_softmax<T, kThreads, CPT, kPerSm, order><<<grid, kThreads, smem>>>(p);
+    slices_softmax<T, kThreads, CPT, kPerSm, order, kInterleaved><<<grid, kThreads, smem>>>(p);
     ++p.launch;
   };
   report_probe(data, launch, reps);
@@ -319,15 +394,25 @@ int run_order(int argc, char** argv) {
 }
 
 template <typename T, int kThreads, int CPT, int kPerSm = 1>
-int run(int argc, char** argv) {
+int run(int argc, char** argv, bool interleaved) {
+  if (interleaved) {  // built for the two orders that lead
+    switch (std::atoi(argv[6])) {
+      case 4: return run_order<T, kThreads, CPT, kPerSm, 4, true>(argc, argv);
+      case 5: return run_order<T, kThreads, CPT, kPerSm, 5, true>(argc, argv);
+    }
+    std::fprintf(stderr, "interleaved blocks (a trailing i) are built for orders 4 and 5 only\n");
+    return 2;
+  }
   switch (std::atoi(argv[6])) {
     case 0: return run_order<T, kThreads, CPT, kPerSm, 0>(argc, argv);
     case 1: return run_order<T, kThreads, CPT, kPerSm, 1>(argc, argv);
     case 2: return run_order<T, kThreads, CPT, kPerSm, 2>(argc, argv);
     case 3: return run_order<T, kThreads, CPT, kPerSm, 3>(argc, argv);
     case 4: return run_order<T, kThreads, CPT, kPerSm, 4>(argc, argv);
+    case 5: return run_order<T, kThreads, CPT, kPerSm, 5>(argc, argv);
+    case 6: return run_order<T, kThreads, CPT, kPerSm, 6>(argc, argv);
   }
-  std::fprintf(stderr, "order must be 0 to 4\n");
+  std::fprintf(stderr, "order must be 0 to 6\n");
   return 2;
 }
 
@@ -337,22 +422,32 @@ int main(int argc, char** argv) {
   if (argc < 8) {
     std::fprintf(
         stderr,
-        "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8|512x8@2|512x4@2> "
-        "<order 0-4> <mode 0-2> [reps]\n",
+        "usage: %s <f32|bf16> <rows> <cols> <groups> <threads x chunks: 1024x8|1024x4|512x16|512x8|512x8@2|512x4@2>[i] "
+        "<order 0-6> <mode 0-2> [reps]\n",
         argv[0]);
     return 2;
   }
   // Threads x chunks a thread: 1024 x 4 or 8, 512 x 8 or 16 (64 KiB or 128 KiB a program), one
   // program an SM; @2: two an SM.
   const bool f32 = std::string(argv[1]) == "f32";
-  const std::string shape = argv[5];
-  if (shape == "1024x8") return f32 ? run<float, 1024, 8>(argc, argv) : run<__nv_bfloat16, 1024, 8>(argc, argv);
-  if (shape == "1024x4") return f32 ? run<float, 1024, 4>(argc, argv) : run<__nv_bfloat16, 1024, 4>(argc, argv);
-  if (shape == "512x16") return f32 ? run<float, 512, 16>(argc, argv) : run<__nv_bfloat16, 512, 16>(argc, argv);
-  if (shape == "512x8") return f32 ? run<float, 512, 8>(argc, argv) : run<__nv_bfloat16, 512, 8>(argc, argv);
+  std::string shape = argv[5];
+  const bool interleaved = !shape.empty() && shape.back() == 'i';  // e.g. 1024x8i: blocks dealt round the group
+  if (interleaved) shape.pop_back();
+  if (shape == "1024x8")
+    return f32 ? run<float, 1024, 8>(argc, argv, interleaved) : run<__nv_bfloat16, 1024, 8>(argc, argv, interleaved);
+  if (shape == "1024x4")
+    return f32 ? run<float, 1024, 4>(argc, argv, interleaved) : run<__nv_bfloat16, 1024, 4>(argc, argv, interleaved);
+  if (shape == "512x16")
+    return f32 ? run<float, 512, 16>(argc, argv, interleaved) : run<__nv_bfloat16, 512, 16>(argc, argv, interleaved);
+  if (shape == "512x8")
+    return f32 ? run<float, 512, 8>(argc, argv, interleaved) : run<__nv_bfloat16, 512, 8>(argc, argv, interleaved);
   // Two programs an SM (registers capped at 64 a thread), so one's loads can run while the other waits.
-  if (shape == "512x8@2") return f32 ? run<float, 512, 8, 2>(argc, argv) : run<__nv_bfloat16, 512, 8, 2>(argc, argv);
-  if (shape == "512x4@2") return f32 ? run<float, 512, 4, 2>(argc, argv) : run<__nv_bfloat16, 512, 4, 2>(argc, argv);
+  if (shape == "512x8@2")
+    return f32 ? run<float, 512, 8, 2>(argc, argv, interleaved)
+               : run<__nv_bfloat16, 512, 8, 2>(argc, argv, interleaved);
+  if (shape == "512x4@2")
+    return f32 ? run<float, 512, 4, 2>(argc, argv, interleaved)
+               : run<__nv_bfloat16, 512, 4, 2>(argc, argv, interleaved);
   std::fprintf(stderr, "threads x chunks must be 1024x8, 1024x4, 512x16, 512x8, 512x8@2 or 512x4@2\n");
   return 2;
 }
