@@ -63,7 +63,8 @@ A configuration of the op's own, instead of its choice: --config, or --strategy 
   --rows-per-program N    rows_2d: rows a program holds
   --splits N              split_row, cluster, group: programs a row is split over
   --grid G                persistent (sized from occupancy) or per_row
-  --overlap               a group overlaps each row's exchange with the next row's reads
+  --overlap               a group overlaps each row's exchange with the next row's reads (rows
+                          wider than block x group: each program holds its slice whole)
   --interleave            walking programs take every set-size-th block of the row
   --min-blocks N          blocks each SM should hold, registers capped to fit (0: no bound)
   --stat-cols N           columns each running max and sum of a walk covers (0: the default)

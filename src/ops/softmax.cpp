@@ -66,6 +66,13 @@ const SoftmaxGroupOnlineKernel& softmax_group_online_op() {
   return k;
 }
 
+const SoftmaxGroupHeldKernel& softmax_group_held_op() {
+  static const SoftmaxGroupHeldKernel k("softmax_group_held_op", softmax_group_held_op_kernel,
+                                        {"out", "in", "workspace", "in_stride", "out_stride", "n_rows", "n_cols",
+                                         "BLOCK", "PARTS", "GROUP", "LOG", "WIDE", "INTERLEAVE"});
+  return k;
+}
+
 const SoftmaxSplitPartialsKernel& softmax_split_partials() {
   static const SoftmaxSplitPartialsKernel k(
       "softmax_split_partials", softmax_split_partials_kernel,

@@ -78,6 +78,20 @@ inline bool walks_slices(const SoftmaxConfig& c, std::int64_t cols) {
   return (c.strategy == SoftmaxStrategy::cluster || c.strategy == SoftmaxStrategy::group) && c.block * c.splits < cols;
 }
 
+/// Columns per part of a row split `parts` ways, rounded up to whole loop steps of `block`: the
+/// chunks of split_row and the slices that walking clusters and groups give each program.
+inline std::int64_t part_columns(std::int64_t cols, std::int64_t parts, std::int64_t block) {
+  return cdiv(cdiv(cols, parts), block) * block;
+}
+
+/// A group overlapping its exchanges over rows wider than block x group holds each program's
+/// slice whole (SoftmaxConfig::overlap): this many blocks of it, at most kMaxHeldParts (each is
+/// a traced step of its own, and a thread's share of them stays in registers).
+inline constexpr std::int64_t kMaxHeldParts = 16;
+inline std::int64_t held_parts(const SoftmaxConfig& c, std::int64_t cols) {
+  return part_columns(cols, c.splits, c.block) / c.block;
+}
+
 /// The most programs a persistent grid of walked slices (walking clusters and groups) launches:
 /// 1024 threads an SM, the occupancy kept_blocks sizes their stash and their L1 re-read for, so
 /// a kernel whose registers would let more programs in does not open more rows than L2 and L1

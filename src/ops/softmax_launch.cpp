@@ -109,12 +109,6 @@ CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
   return o;
 }
 
-// Columns per part of a row split `parts` ways, rounded up to whole loop steps of `block`: the
-// chunks of split_row and the slices that walking clusters and groups give each program.
-std::int64_t part_columns(std::int64_t cols, std::int64_t parts, std::int64_t block) {
-  return cdiv(cdiv(cols, parts), block) * block;
-}
-
 // split_row: per-chunk partials into a workspace, then a second launch combines and normalizes.
 // (Rows in L2-sized groups, one launch pair each, ran slower on the H200: 16 x 4M f32 0.46 of
 // copy against 0.60 in one pair.)
@@ -218,26 +212,41 @@ std::vector<Arg> walked_slice_args(std::vector<Arg> pointers, const SoftmaxConfi
 
 // group: a persistent, cooperative grid of whole groups, and their barriers in a zeroed
 // workspace. The kernel holds each program's slice in registers when block x group covers the
-// row, else walks slices of whole steps twice. Slices in registers may overlap each row's
-// exchange with the next row's reads (SoftmaxConfig::overlap).
+// row, else walks slices of whole steps twice, or with SoftmaxConfig::overlap holds them whole
+// (registers and shared memory). Slices in registers may overlap each row's exchange with the
+// next row's reads (SoftmaxConfig::overlap too).
 void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, StreamHandle stream,
                    const SoftmaxOptions& so, std::vector<const CompiledKernel*>* compile_only) {
   const int cpu_threads = so.cpu_threads;
   const std::int64_t log = p.log ? 1 : 0;
   const std::int64_t wide = needs_wide_offsets(c, p) ? 1 : 0;
   const bool in_registers = !walks_slices(c, p.cols);
+  const bool held = !in_registers && c.overlap;
   const std::int64_t overlap = c.overlap ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
   const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
+  if (held) {
+    const std::int64_t bytes = held_parts(c, p.cols) * c.block * static_cast<std::int64_t>(dtype_size(p.in.dtype));
+    if (bytes > tl::kMaxStashBytes)
+      throw Error(
+          fmt::format("softmax: {} holds the next row's slice of {} x {} in {} bytes of shared memory a "
+                      "program, more than the {} a block may have; use a larger group",
+                      describe(c), p.rows, p.cols, bytes, tl::kMaxStashBytes));
+  }
   // Compiled against a stand-in workspace (args[2]): the kernel depends only on its type and
   // alignment, which every workspace buffer shares, so the same kernel launches with the real one.
   const Pointer stand_in{0x10000, DType::f32, memory};
-  std::vector<Arg> args =
-      in_registers ? std::vector<Arg>{p.out,   p.in,     stand_in, p.in_stride, p.out_stride,       p.rows, p.cols,
-                                      c.block, c.splits, log,      wide,        options.num_stages, overlap}
-                   : walked_slice_args({p.out, p.in, stand_in}, c, p, backend, so.kept_bytes, log, wide);
-  const CompiledKernel& k =
-      in_registers ? softmax_group_op().compile(args, options) : softmax_group_online_op().compile(args, options);
+  std::vector<Arg> args;
+  if (in_registers)
+    args = {p.out,   p.in,     stand_in, p.in_stride, p.out_stride,       p.rows, p.cols,
+            c.block, c.splits, log,      wide,        options.num_stages, overlap};
+  else if (held)
+    args = {p.out,    p.in, stand_in, p.in_stride,         p.out_stride, p.rows, p.cols, c.block, held_parts(c, p.cols),
+            c.splits, log,  wide,     c.interleave ? 1 : 0};
+  else args = walked_slice_args({p.out, p.in, stand_in}, c, p, backend, so.kept_bytes, log, wide);
+  const CompiledKernel& k = in_registers ? softmax_group_op().compile(args, options)
+                            : held       ? softmax_group_held_op().compile(args, options)
+                                         : softmax_group_online_op().compile(args, options);
   if (compile_only) {
     compile_only->push_back(&k);
     return;
@@ -251,7 +260,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
         describe(c), c.splits, device_properties().name, resident, 32 * k.metadata().num_warps,
         k.metadata().registers));
   std::uint64_t programs = persistent_grid(k, static_cast<std::uint64_t>(p.rows));
-  if (const std::uint64_t cap = in_registers ? 0 : walked_grid_cap(c, backend); cap > 0)
+  if (const std::uint64_t cap = in_registers || held ? 0 : walked_grid_cap(c, backend); cap > 0)
     programs = std::min(programs, cap);
   const std::uint64_t bytes = group_workspace_bytes(programs, c.splits);
   workspaces().with(WorkspaceUse::group_barriers, memory, stream, static_cast<std::size_t>(cdiv(bytes, 4)), c.splits,

@@ -176,8 +176,11 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
       if (c.splits < 2 || c.splits > 4096) fail("the group size (splits) must be 2 to 4096");
       if (c.block > 65536) fail("more than 65536 columns per program do not fit registers");
       if (c.grid != SoftmaxGrid::persistent) fail("a group's programs must all be resident: the grid is persistent");
-      if (c.overlap && c.block * c.splits < cols)
-        fail("only groups holding the row in registers (block x group >= cols) overlap their exchanges");
+      if (c.overlap && c.block * c.splits < cols && held_parts(c, cols) > kMaxHeldParts)
+        fail(
+            fmt::format("a group holding its slices overlapped holds at most {} blocks a program, and this one would "
+                        "hold {}: use a larger block or group",
+                        kMaxHeldParts, held_parts(c, cols)));
       break;
   }
 }

@@ -70,8 +70,11 @@ struct SoftmaxConfig {
   /// split_row: always one program per (chunk, row); cluster: per_row is one cluster per row;
   /// group: always persistent (its programs must all be resident).
   SoftmaxGrid grid = SoftmaxGrid::persistent;
-  /// group holding the row in registers (block * splits >= cols): each row's exchange runs while
-  /// the program reads its part of the set's next row, so it holds two rows' parts.
+  /// group: each row's exchange runs while other rows move. Holding the row in registers (block *
+  /// splits >= cols), the program reads its part of the set's next row meanwhile, so it holds two
+  /// rows' parts. Wider rows: each program holds its whole slice (slice / block blocks, at most 16)
+  /// in registers while its slice of the next row lands in shared memory, instead of walking it
+  /// twice, and posts the next row's statistics before it waits for the held row's.
   bool overlap = false;
   /// CUDA: blocks each SM should hold at once; ptxas caps registers to fit them, spilling if it
   /// must (CompileOptions::min_blocks_per_sm). 0: no bound.

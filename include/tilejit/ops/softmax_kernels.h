@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
@@ -408,6 +409,78 @@ void row_slices_walked(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_
   });
 }
 
+/// Few rows too wide for a group's registers, each program's slice held whole all the same: the
+/// slice is `parts` blocks, and a program holds row r's in registers while its slice of the set's
+/// next row lands in shared memory (a tl::stash of `parts` slots filled by copy_async), so the input
+/// is read once. A step posts the next row's statistics from shared memory, then waits for row
+/// r's exchange, posted a step earlier (the group had the whole row to arrive), then goes block by
+/// block: writes block j of row r, moves the next row's block j into the registers it leaves and
+/// starts the copy of the row after into the slot that frees. Each thread moves only its own
+/// elements (the stash's layout), so the data path needs no barrier, and the writes, moves and
+/// copies of a step reach memory together, as in a copy. Measured first as a hand-written kernel
+/// (bench/probes/register_slices.cu, order 4). `interleave`: part j of program `rank` is block
+/// rank + j * set.size of the row instead of block rank * parts + j.
+inline void row_slices_held(const tl::Ptr& out, const tl::Ptr& in, const tl::Int& in_stride, const tl::Int& out_stride,
+                            const tl::Int& n_rows, const tl::Int& n_cols, std::int64_t block, std::int64_t parts,
+                            std::int64_t log, std::int64_t wide, std::int64_t interleave, const GroupExchange& set) {
+  auto rank = tl::program_id(0) % set.size;
+  auto sets = tl::num_programs(0) / set.size;
+  auto first = tl::program_id(0) / set.size;
+  auto lanes = tl::arange(0, block);
+  std::vector<tl::Tensor> cols;  // part j's columns, the same on every row
+  for (std::int64_t j = 0; j < parts; ++j)
+    cols.push_back((interleave ? rank + j * set.size : rank * parts + j) * block + lanes);
+  // A row past the set's last still meets the group, with every column masked off.
+  auto row_end = [&](const tl::Tensor& row) { return tl::where(row < n_rows, n_cols, 0); };
+  auto stash = tl::stash({block}, in.dtype(), parts);
+  // The program's (max, sum of exp(x - max)) over its parts, posted. part(j) gives part j in f32,
+  // -inf where masked; it is asked twice, for the max and for the sum, so that a slice read from
+  // shared memory is not held in registers beside the one already there.
+  auto start_exchange = [&](auto&& part) {
+    auto lane_max = part(0);
+    for (std::int64_t j = 1; j < parts; ++j) lane_max = tl::maximum(lane_max, part(j));
+    auto part_max = tl::max(lane_max, 0);
+    // An all -inf part (padding past the row's end) is shifted by 0: exp(-inf - -inf) is NaN.
+    auto shift = tl::where(part_max == -tl::inf, 0.0f, part_max);
+    auto e = tl::exp_fast(part(0) - shift);
+    for (std::int64_t j = 1; j < parts; ++j) e = e + tl::exp_fast(part(j) - shift);
+    return tl::group_softmax_stats_start(part_max, tl::sum(e, 0), set.size, set.workspace);
+  };
+  auto copy_row = [&](const tl::Tensor& row) {
+    auto row_in = in + row_offset(row, in_stride, wide);
+    auto end = row_end(row);
+    for (std::int64_t j = 0; j < parts; ++j) stash.copy_async(j, row_in + cols[j], cols[j] < end);
+  };
+  auto first_in = in + row_offset(first, in_stride, wide);
+  auto first_end = row_end(first);
+  std::vector<tl::Tensor> held;  // as loaded; reassigned in the loop, so carried
+  for (std::int64_t j = 0; j < parts; ++j)
+    held.push_back(tl::load(first_in + cols[j], cols[j] < first_end, -tl::inf, Eviction::first));
+  copy_row(first + sets);
+  // The exchange of the row held.
+  tl::GroupTicket pending = start_exchange([&](std::int64_t j) { return held[j].to(DType::f32); });
+  tl::for_range(first, n_rows, sets, [&](tl::Int row) {
+    tl::wait_copies(0);  // the next row's slice has landed
+    auto next_end = row_end(row + sets);
+    auto started = start_exchange(
+        [&](std::int64_t j) { return tl::where(cols[j] < next_end, stash.get(j).to(DType::f32), -tl::inf); });
+    auto [row_max, row_sum] = tl::group_softmax_stats_finish(pending, set.size, set.workspace);
+    auto row_out = out + row_offset(row, out_stride, wide);
+    auto after = row + 2 * sets;
+    auto after_in = in + row_offset(after, in_stride, wide);
+    auto after_end = row_end(after);
+    for (std::int64_t j = 0; j < parts; ++j) {
+      tl::store(row_out + cols[j], normalize(held[j].to(DType::f32), row_max, row_sum, log), cols[j] < n_cols,
+                Eviction::first);
+      held[j] = stash.get(j);  // read again, not kept from above: two rows held would not fit
+      stash.copy_async(j, after_in + cols[j], cols[j] < after_end);
+    }
+    pending = started;
+  });
+  // The exchange started for the row after the set's last: every program of the group finishes it.
+  tl::group_softmax_stats_finish(pending, set.size, set.workspace);
+}
+
 }  // namespace detail
 
 /// Rows wider than one program's registers, split over the CLUSTER programs of a thread-block
@@ -456,6 +529,16 @@ inline void softmax_group_online_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr work
                             INTERLEAVE, detail::GroupExchange{GROUP, workspace});
 }
 
+/// Few rows too wide for a group's registers, each program's slice held whole: PARTS blocks in
+/// registers while the next row's slice lands in shared memory (detail::row_slices_held).
+inline void softmax_group_held_op_kernel(tl::Ptr out, tl::Ptr in, tl::Ptr workspace, tl::Int in_stride,
+                                         tl::Int out_stride, tl::Int n_rows, tl::Int n_cols, tl::Constexpr BLOCK,
+                                         tl::Constexpr PARTS, tl::Constexpr GROUP, tl::Constexpr LOG,
+                                         tl::Constexpr WIDE, tl::Constexpr INTERLEAVE) {
+  detail::row_slices_held(out, in, in_stride, out_stride, n_rows, n_cols, BLOCK, PARTS, LOG, WIDE, INTERLEAVE,
+                          detail::GroupExchange{GROUP, workspace});
+}
+
 using SoftmaxRows2dKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
                                    tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxRowKernel = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
@@ -472,6 +555,8 @@ using SoftmaxGroupKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, t
 using SoftmaxGroupOnlineKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr,
            tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
+using SoftmaxGroupHeldKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
+                                      tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitPartialsKernel =
     Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Constexpr, tl::Constexpr, tl::Constexpr>;
 using SoftmaxSplitNormalizeKernel = Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Int, tl::Int, tl::Int, tl::Int, tl::Constexpr,
@@ -485,6 +570,7 @@ const SoftmaxClusterKernel& softmax_cluster_op();
 const SoftmaxClusterOnlineKernel& softmax_cluster_online_op();
 const SoftmaxGroupKernel& softmax_group_op();
 const SoftmaxGroupOnlineKernel& softmax_group_online_op();
+const SoftmaxGroupHeldKernel& softmax_group_held_op();
 const SoftmaxSplitPartialsKernel& softmax_split_partials();
 const SoftmaxSplitNormalizeKernel& softmax_split_normalize();
 
