@@ -329,10 +329,41 @@ TEST_CASE("softmax op: rows over groups of programs, across slice and group boun
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
                        doctest::Contains("only clusters and groups walking their slices interleave their blocks"),
                        Error);
-  o.config = forced(SoftmaxStrategy::group, 64, 1, 4);  // 256 columns of 1000: walked
+  o.config = forced(SoftmaxStrategy::group, 16, 1, 2);  // slices of 500 columns held as 32 blocks of 16
   o.config->overlap = true;
   CHECK_THROWS_WITH_AS(ops::plan_softmax(4, 1000, DType::f32, DType::f32, o),
-                       doctest::Contains("only groups holding the row in registers"), Error);
+                       doctest::Contains("holds at most 16 blocks a program, and this one would hold 32"), Error);
+}
+
+TEST_CASE("softmax op: groups holding their slices whole, the next row's in shared memory") {
+  // overlap over rows wider than block x group (detail::row_slices_held): each program of 3 holds
+  // its slice as whole blocks of 64 in registers while the next row's lands in shared memory.
+  // Slices of 1 block (65 columns: the second and third programs all padding), 2 (193), 6 (1001,
+  // the last partial) and 14 (2561); sets with several rows, one, or (rows < sets) none; strided
+  // and offset rows, bf16 and log_softmax; blocks contiguous or dealt round the group.
+  SoftmaxConfig held = forced(SoftmaxStrategy::group, 64, 1, 3);
+  held.overlap = true;
+  for (bool interleave : {false, true}) {
+    held.interleave = interleave;
+    CAPTURE(ops::describe(held));
+    for (std::int64_t rows : {1, 5, 13})
+      for (std::int64_t n : {65, 193, 1001, 2561}) {
+        check({.rows = rows, .cols = n, .config = held});
+        check({.rows = rows,
+               .cols = n,
+               .in_stride = n + 3,
+               .out_stride = n + 1,
+               .in_offset = 1,
+               .in_type = DType::bf16,
+               .out_type = DType::bf16,
+               .log = rows != 1,
+               .config = held});
+      }
+  }
+  // f16 out of f32. (In every case above rows past the fifth hold -inf rows, a NaN and a +inf, which
+  // must come out NaN where the float64 reference does.)
+  held.interleave = false;
+  check({.rows = 7, .cols = 1001, .out_type = DType::f16, .config = held});
 }
 
 TEST_CASE("softmax op: persistent grids with the next row's loads in flight, and one program per row") {
