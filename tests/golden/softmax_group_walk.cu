@@ -35,38 +35,38 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
   unsigned tj_group_turn = 0;  // exchanges started: the next one uses set tj_group_turn % 4
   const unsigned tj_group_rank = blockIdx.x % 32u;
   constexpr int tj_reduction_buffer_bytes = 32;
-#line 385 "softmax_kernels.h"
+#line 386 "softmax_kernels.h"
   const int v8 = (int)blockIdx.x;
   int const v9 = 32;
   int const v10 = (v8 % v9);
-#line 387 "softmax_kernels.h"
+#line 388 "softmax_kernels.h"
   const int v11 = (int)gridDim.x;
   int const v12 = (v11 / v9);
-#line 87 "softmax_kernels.h"
+#line 88 "softmax_kernels.h"
   int const v17 = 4;
-#line 392 "softmax_kernels.h"
-  int const v23 = (v10 * v7);
 #line 393 "softmax_kernels.h"
+  int const v23 = (v10 * v7);
+#line 394 "softmax_kernels.h"
   int const v24 = (v23 + v7);
   int const v25 = tj_min(v24, v6);
-#line 394 "softmax_kernels.h"
+#line 395 "softmax_kernels.h"
   int const v26 = (v8 / v9);
   for (int v27 = v26; v27 < v5; v27 += v12) {
-#line 33 "softmax_kernels.h"
+#line 34 "softmax_kernels.h"
     int const v28 = (v27 * v3);
-#line 395 "softmax_kernels.h"
-    float* const v29 = (v1 + v28);
-#line 33 "softmax_kernels.h"
-    int const v30 = (v27 * v4);
 #line 396 "softmax_kernels.h"
+    float* const v29 = (v1 + v28);
+#line 34 "softmax_kernels.h"
+    int const v30 = (v27 * v4);
+#line 397 "softmax_kernels.h"
     float* const v31 = (v0 + v30);
-#line 102 "softmax_kernels.h"
-    float const v32 = __int_as_float(0xff800000);
 #line 103 "softmax_kernels.h"
+    float const v32 = __int_as_float(0xff800000);
+#line 104 "softmax_kernels.h"
     float const v34 = 0.0f;
-#line 120 "softmax_kernels.h"
+#line 121 "softmax_kernels.h"
     int const v36 = 1024;
-#line 398 "softmax_kernels.h"
+#line 399 "softmax_kernels.h"
     float v33_0[4];
     #pragma unroll
     for (int r = 0; r < 4; ++r) v33_0[r] = v32;
@@ -80,7 +80,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
     #pragma unroll
     for (int r = 0; r < 4; ++r) v41[r] = v35_1[r];
     for (int v39 = v23; v39 < v25; v39 += v36) {
-#line 122 "softmax_kernels.h"
+#line 123 "softmax_kernels.h"
       float* v46_3[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v46_3[r] = v29;
@@ -146,7 +146,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
         v49[r + 2] = __uint_as_float(tj_w2);
         v49[r + 3] = __uint_as_float(tj_w3);
       }
-#line 106 "softmax_kernels.h"
+#line 107 "softmax_kernels.h"
       float v50_acc_18[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v50_acc_18[r] = v49[r];
@@ -160,14 +160,14 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       float v51[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v51[r] = tj_max(v40[r & ~3], v50[r & ~3]);
-#line 109 "softmax_kernels.h"
+#line 110 "softmax_kernels.h"
       bool v52[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v52[r] = (v51[r & ~3] == v33_0[r & ~3]);
       float v53[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v53[r] = (v52[r & ~3] ? v35_1[r & ~3] : v51[r & ~3]);
-#line 110 "softmax_kernels.h"
+#line 111 "softmax_kernels.h"
       float v54[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v54[r] = v53[r];
@@ -187,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       float v60[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v60[r] = tj_ex2_ftz(v59[r]);
-#line 111 "softmax_kernels.h"
+#line 112 "softmax_kernels.h"
       float v61_acc_20[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v61_acc_20[r] = v60[r];
@@ -198,7 +198,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       float v61[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v61[r] = v61_acc_20[r & ~3];
-#line 112 "softmax_kernels.h"
+#line 113 "softmax_kernels.h"
       float v62[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v62[r] = (v40[r & ~3] - v53[r & ~3]);
@@ -211,14 +211,14 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       float v65[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v65[r] = tj_ex2_ftz(v64[r & ~3]);
-#line 113 "softmax_kernels.h"
+#line 114 "softmax_kernels.h"
       float v66[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v66[r] = (v41[r & ~3] * v65[r & ~3]);
       float v67[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v67[r] = (v66[r & ~3] + v61[r & ~3]);
-#line 398 "softmax_kernels.h"
+#line 399 "softmax_kernels.h"
       float v40_next_22[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v40_next_22[r] = v51[r];
@@ -230,7 +230,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       #pragma unroll
       for (int r = 0; r < 4; ++r) v41[r] = v41_next_23[r];
     }
-#line 127 "softmax_kernels.h"
+#line 128 "softmax_kernels.h"
     float v68_acc_24[4];
     #pragma unroll
     for (int r = 0; r < 4; ++r) v68_acc_24[r] = v40[r];
@@ -258,10 +258,10 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       }
     }
     float const v68 = v68_acc_24[0];
-#line 128 "softmax_kernels.h"
+#line 129 "softmax_kernels.h"
     bool const v69 = (v68 == v32);
     float const v70 = (v69 ? v34 : v68);
-#line 130 "softmax_kernels.h"
+#line 131 "softmax_kernels.h"
     float v71_25[4];
     #pragma unroll
     for (int r = 0; r < 4; ++r) v71_25[r] = v70;
@@ -308,7 +308,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       }
     }
     float const v78 = v78_acc_27[0];
-#line 282 "softmax_kernels.h"
+#line 283 "softmax_kernels.h"
     float v79_acc_28, v80_acc_29;
     // group_softmax_stats over 32 programs, through the workspace
      {
@@ -349,9 +349,9 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
     }
     float const v79 = v79_acc_28;
     float const v80 = v80_acc_29;
-#line 401 "softmax_kernels.h"
+#line 402 "softmax_kernels.h"
     for (int v82 = v23; v82 < v25; v82 += v36) {
-#line 189 "softmax_kernels.h"
+#line 190 "softmax_kernels.h"
       float* v87_31[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v87_31[r] = v29;
@@ -389,7 +389,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
         v90[r + 2] = __uint_as_float(tj_w2);
         v90[r + 3] = __uint_as_float(tj_w3);
       }
-#line 40 "softmax_kernels.h"
+#line 41 "softmax_kernels.h"
       float v91_38[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v91_38[r] = v79;
@@ -414,7 +414,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
         #pragma unroll
         for (int r = 0; r < 4; ++r) v97[r] = tj_div_full(v95[r], v80);
       }
-#line 190 "softmax_kernels.h"
+#line 191 "softmax_kernels.h"
       float* v98_42[4];
       #pragma unroll
       for (int r = 0; r < 4; ++r) v98_42[r] = v31;
@@ -425,8 +425,8 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       for (int r = 0; r < 4; r += 4) {
         asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.cs.v4.b32 [%1], {%2, %3, %4, %5}; }" :: "r"((int)(v86_35[r])), "l"(v99_41[r]), "r"((unsigned)(__float_as_uint(v97[r + 0]))), "r"((unsigned)(__float_as_uint(v97[r + 1]))), "r"((unsigned)(__float_as_uint(v97[r + 2]))), "r"((unsigned)(__float_as_uint(v97[r + 3]))) : "memory");
       }
-#line 401 "softmax_kernels.h"
+#line 402 "softmax_kernels.h"
     }
-#line 394 "softmax_kernels.h"
+#line 395 "softmax_kernels.h"
   }
 }
