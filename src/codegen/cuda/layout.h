@@ -49,6 +49,11 @@ Layout broadcast_source_layout(const Layout& target, const ir::Shape& source);
 std::uint32_t replica_mask(const std::vector<Coord>& bases);
 /// Bit mask of the bits whose basis lies along `axis`.
 std::uint32_t axis_mask(const std::vector<Coord>& bases, int axis);
+/// Whether a reduction whose axis spans warps combines the warps' partials (after one
+/// shared-memory round trip) by a butterfly of shuffles, lane l taking warp l % slots's partial,
+/// rather than every thread reading every warp's slot: for one result of 4-byte values. Both
+/// generators decide so, so their kernels sum in the same order.
+inline bool butterfly_across_warps(std::int64_t results, int value_bytes) { return results == 1 && value_bytes == 4; }
 
 /// C expression for coordinate `dim` contributed by the bits of `var` under `bases`.
 std::string coord_expr(const std::vector<Coord>& bases, int dim, const std::string& var);

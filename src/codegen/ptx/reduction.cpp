@@ -132,15 +132,32 @@ void Emitter::reduce_op(const ir::Op& op) {
       code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, write_base, buffer + reg_linear(result, r) * bytes,
                             acc[static_cast<std::size_t>(r)]));
     code_.ins("bar.sync 0");
-    for (int r : owners) {
-      std::string a;
-      for (int s = 0; s < slots; ++s) {
-        std::string v = code_.reg(acc_c);
-        code_.ins(fmt::format("ld.shared.{} {}, [{}+{}]", st, v, read_base,
-                              buffer + (s * n_out + reg_linear(result, r)) * bytes));
-        a = s == 0 ? v : binary(combine, acc_t, a, v);
+    if (cuda::butterfly_across_warps(n_out, bytes)) {  // lane l reads slot l % slots
+      const std::string at = hoisted(fmt::format("redlane{}:{}", bytes, slots), [&] {
+        std::string i = code_.reg(RegClass::b32), a = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("and.b32 {}, {}, {}", i, lane(), slots - 1));
+        code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", a, i, bytes, shared_base()));
+        return a;
+      });
+      std::string a = code_.reg(acc_c);
+      code_.ins(fmt::format("ld.shared.b32 {}, [{}+{}]", a, at, buffer));
+      for (int d = 1; d < slots; d <<= 1) {
+        std::string other = code_.reg(acc_c);
+        code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", other, a, d));
+        a = binary(combine, acc_t, a, other);
       }
-      acc[static_cast<std::size_t>(r)] = a;
+      for (int r : owners) acc[static_cast<std::size_t>(r)] = a;  // replicas hold the same result
+    } else {
+      for (int r : owners) {
+        std::string a;
+        for (int s = 0; s < slots; ++s) {
+          std::string v = code_.reg(acc_c);
+          code_.ins(fmt::format("ld.shared.{} {}, [{}+{}]", st, v, read_base,
+                                buffer + (s * n_out + reg_linear(result, r)) * bytes));
+          a = s == 0 ? v : binary(combine, acc_t, a, v);
+        }
+        acc[static_cast<std::size_t>(r)] = a;
+      }
     }
   }
   if (type(res).is_scalar()) {
