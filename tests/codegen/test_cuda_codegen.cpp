@@ -264,6 +264,28 @@ TEST_CASE("cross-warp reductions take two scratch buffers in turn: one barrier e
   }
 }
 
+TEST_CASE("cross-warp reductions over 16 warps or more: one shared load a warp, then a butterfly") {
+  // Below 16 warps every thread reads every warp's slot (a shorter chain); from 16 each lane reads
+  // one slot and shuffles (codegen::cuda::butterfly_across_warps), in both generators.
+  static const tilejit_test::LoopReductionsKernel k("loop_reductions", tilejit_test::loop_reductions_kernel,
+                                                    {"out", "x", "rows", "REDUCTIONS", "BLOCK"});
+  for (int warps : {8, 16, 32}) {
+    CAPTURE(warps);
+    std::vector<Arg> args{Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, std::int64_t{5}, std::int64_t{1},
+                          std::int64_t{4096}};
+    const bool butterfly = warps >= 16;
+    const std::string& cuda =
+        k.compile(args, {.num_warps = warps, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda})
+            .stage("cuda");
+    CHECK((count_of(cuda, fmt::format("= tj_red[tj_lane & {}];", warps - 1)) == 1) == butterfly);
+    CHECK((count_of(cuda, fmt::format("for (int s = 1; s < {}; ++s)", warps)) == 1) == !butterfly);
+    const std::string& ptx =
+        k.compile(args, {.num_warps = warps, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::ptx})
+            .stage("ptx");
+    CHECK(count_of(ptx, "ld.shared.b32") == (butterfly ? 1u : static_cast<std::size_t>(warps)));
+  }
+}
+
 TEST_CASE("cluster reductions: clusters compiled in, one st.async per rank and an mbarrier wait each, no fence") {
   std::vector<Arg> args{Pointer{0x10000, DType::f32},
                         Pointer{0x20000, DType::f32},

@@ -87,8 +87,9 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 1; ++r) if ((r & 0) == 0) {
-        v25_acc_8[r] = tj_red[tj_lane & 1];
-        v25_acc_8[r] = tj_max(v25_acc_8[r], __shfl_xor_sync(0xffffffffu, v25_acc_8[r], 1));
+        v25_acc_8[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 2; ++s) v25_acc_8[r] = tj_max(v25_acc_8[r], tj_red[s * 1 + 0]);
       }
     }
     float const v25 = v25_acc_8[0];
@@ -127,8 +128,9 @@ extern "C" __global__ void __launch_bounds__(128) __cluster_dims__(4, 1, 1) clus
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 1; ++r) if ((r & 0) == 0) {
-        v32_acc_10[r] = tj_red[tj_lane & 1];
-        v32_acc_10[r] = v32_acc_10[r] + __shfl_xor_sync(0xffffffffu, v32_acc_10[r], 1);
+        v32_acc_10[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 2; ++s) v32_acc_10[r] = v32_acc_10[r] + tj_red[s * 1 + 0];
       }
     }
     float const v32 = v32_acc_10[0];

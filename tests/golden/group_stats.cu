@@ -105,8 +105,9 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 1; ++r) if ((r & 0) == 0) {
-        v26_acc_8[r] = tj_red[tj_lane & 1];
-        v26_acc_8[r] = tj_max(v26_acc_8[r], __shfl_xor_sync(0xffffffffu, v26_acc_8[r], 1));
+        v26_acc_8[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 2; ++s) v26_acc_8[r] = tj_max(v26_acc_8[r], tj_red[s * 1 + 0]);
       }
     }
     float const v26 = v26_acc_8[0];
@@ -145,8 +146,9 @@ extern "C" __global__ void __launch_bounds__(128) group_stats_<hash>(float* v0, 
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 1; ++r) if ((r & 0) == 0) {
-        v33_acc_10[r] = tj_red[tj_lane & 1];
-        v33_acc_10[r] = v33_acc_10[r] + __shfl_xor_sync(0xffffffffu, v33_acc_10[r], 1);
+        v33_acc_10[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 2; ++s) v33_acc_10[r] = v33_acc_10[r] + tj_red[s * 1 + 0];
       }
     }
     float const v33 = v33_acc_10[0];

@@ -252,10 +252,9 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 4; ++r) if ((r & 0) == 0) {
-        v68_acc_24[r] = tj_red[tj_lane & 7];
-        v68_acc_24[r] = tj_max(v68_acc_24[r], __shfl_xor_sync(0xffffffffu, v68_acc_24[r], 1));
-        v68_acc_24[r] = tj_max(v68_acc_24[r], __shfl_xor_sync(0xffffffffu, v68_acc_24[r], 2));
-        v68_acc_24[r] = tj_max(v68_acc_24[r], __shfl_xor_sync(0xffffffffu, v68_acc_24[r], 4));
+        v68_acc_24[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 8; ++s) v68_acc_24[r] = tj_max(v68_acc_24[r], tj_red[s * 1 + 0]);
       }
     }
     float const v68 = v68_acc_24[0];
@@ -303,10 +302,9 @@ extern "C" __global__ void __launch_bounds__(256) softmax_group_online_op_<hash>
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 4; ++r) if ((r & 0) == 0) {
-        v78_acc_27[r] = tj_red[tj_lane & 7];
-        v78_acc_27[r] = v78_acc_27[r] + __shfl_xor_sync(0xffffffffu, v78_acc_27[r], 1);
-        v78_acc_27[r] = v78_acc_27[r] + __shfl_xor_sync(0xffffffffu, v78_acc_27[r], 2);
-        v78_acc_27[r] = v78_acc_27[r] + __shfl_xor_sync(0xffffffffu, v78_acc_27[r], 4);
+        v78_acc_27[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 8; ++s) v78_acc_27[r] = v78_acc_27[r] + tj_red[s * 1 + 0];
       }
     }
     float const v78 = v78_acc_27[0];

@@ -144,9 +144,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
     __syncthreads();
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v42_acc_12[r] = tj_red[tj_lane & 3];
-      v42_acc_12[r] = tj_max(v42_acc_12[r], __shfl_xor_sync(0xffffffffu, v42_acc_12[r], 1));
-      v42_acc_12[r] = tj_max(v42_acc_12[r], __shfl_xor_sync(0xffffffffu, v42_acc_12[r], 2));
+      v42_acc_12[r] = tj_red[0];
+      #pragma unroll
+      for (int s = 1; s < 4; ++s) v42_acc_12[r] = tj_max(v42_acc_12[r], tj_red[s * 1 + 0]);
     }
   }
   float const v42 = v42_acc_12[0];
@@ -190,9 +190,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_online_<hash>(unsigned
     __syncthreads();
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v47_acc_14[r] = tj_red[tj_lane & 3];
-      v47_acc_14[r] = v47_acc_14[r] + __shfl_xor_sync(0xffffffffu, v47_acc_14[r], 1);
-      v47_acc_14[r] = v47_acc_14[r] + __shfl_xor_sync(0xffffffffu, v47_acc_14[r], 2);
+      v47_acc_14[r] = tj_red[0];
+      #pragma unroll
+      for (int s = 1; s < 4; ++s) v47_acc_14[r] = v47_acc_14[r] + tj_red[s * 1 + 0];
     }
   }
   float const v47 = v47_acc_14[0];

@@ -106,9 +106,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-        v34_acc_12[r] = tj_red[tj_lane & 3];
-        v34_acc_12[r] = tj_max(v34_acc_12[r], __shfl_xor_sync(0xffffffffu, v34_acc_12[r], 1));
-        v34_acc_12[r] = tj_max(v34_acc_12[r], __shfl_xor_sync(0xffffffffu, v34_acc_12[r], 2));
+        v34_acc_12[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 4; ++s) v34_acc_12[r] = tj_max(v34_acc_12[r], tj_red[s * 1 + 0]);
       }
     }
     float const v34 = v34_acc_12[0];
@@ -157,9 +157,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_persistent_<hash>(floa
       __syncthreads();
       #pragma unroll
       for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-        v41_acc_15[r] = tj_red[tj_lane & 3];
-        v41_acc_15[r] = v41_acc_15[r] + __shfl_xor_sync(0xffffffffu, v41_acc_15[r], 1);
-        v41_acc_15[r] = v41_acc_15[r] + __shfl_xor_sync(0xffffffffu, v41_acc_15[r], 2);
+        v41_acc_15[r] = tj_red[0];
+        #pragma unroll
+        for (int s = 1; s < 4; ++s) v41_acc_15[r] = v41_acc_15[r] + tj_red[s * 1 + 0];
       }
     }
     float const v41 = v41_acc_15[0];

@@ -65,9 +65,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
     __syncthreads();
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v16_acc_6[r] = tj_red[tj_lane & 3];
-      v16_acc_6[r] = tj_max(v16_acc_6[r], __shfl_xor_sync(0xffffffffu, v16_acc_6[r], 1));
-      v16_acc_6[r] = tj_max(v16_acc_6[r], __shfl_xor_sync(0xffffffffu, v16_acc_6[r], 2));
+      v16_acc_6[r] = tj_red[0];
+      #pragma unroll
+      for (int s = 1; s < 4; ++s) v16_acc_6[r] = tj_max(v16_acc_6[r], tj_red[s * 1 + 0]);
     }
   }
   float const v16 = v16_acc_6[0];
@@ -116,9 +116,9 @@ extern "C" __global__ void __launch_bounds__(128) softmax_simple_<hash>(float* v
     __syncthreads();
     #pragma unroll
     for (int r = 0; r < 8; ++r) if ((r & 7) == 0) {
-      v23_acc_9[r] = tj_red[tj_lane & 3];
-      v23_acc_9[r] = v23_acc_9[r] + __shfl_xor_sync(0xffffffffu, v23_acc_9[r], 1);
-      v23_acc_9[r] = v23_acc_9[r] + __shfl_xor_sync(0xffffffffu, v23_acc_9[r], 2);
+      v23_acc_9[r] = tj_red[0];
+      #pragma unroll
+      for (int s = 1; s < 4; ++s) v23_acc_9[r] = v23_acc_9[r] + tj_red[s * 1 + 0];
     }
   }
   float const v23 = v23_acc_9[0];

@@ -348,7 +348,7 @@ TEST_CASE("loops with one, two or three cross-warp reductions per iteration") {
   Buffer bx = buffer(DType::f32, host.size());
   bx.upload(host);
   for (int reductions : {1, 2, 3}) {
-    for (int warps : {4, 16}) {
+    for (int warps : {4, 16, 32}) {  // 16 and 32: the partials across warps combined by a butterfly
       CAPTURE(reductions);
       CAPTURE(warps);
       Buffer bo = buffer(DType::f32, 1 + rows);

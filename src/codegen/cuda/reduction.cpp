@@ -70,11 +70,9 @@ void Emitter::reduce_op(const ir::Op& op) {
     line("__syncthreads();");
     line("#pragma unroll");
     open(fmt::format("for (int r = 0; r < {}; ++r) {}", n, owner));
-    if (butterfly_across_warps(n_out, bytes_of(acc_t))) {
-      // Lane l reads warp l % slots's partial, then a butterfly over `slots` lanes: one shared
-      // load a warp instead of one a slot (every warp's loads of the same word are a shared-memory
-      // cycle each: 32 warps x 31 slots held a program of 1024 threads about 1000 cycles a
-      // reduction). Each lane adds the same pairs, so all hold the same value.
+    if (butterfly_across_warps(n_out, bytes_of(acc_t), slots)) {
+      // Lane l reads warp l % slots's partial, then a butterfly over `slots` lanes (see
+      // butterfly_across_warps). Each lane adds the same pairs, so all hold the same value.
       line(fmt::format("{}[r] = tj_red[tj_lane & {}];", acc, slots - 1));
       for (int d = 1; d < slots; d <<= 1)
         line(fmt::format(

@@ -132,7 +132,7 @@ void Emitter::reduce_op(const ir::Op& op) {
       code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, write_base, buffer + reg_linear(result, r) * bytes,
                             acc[static_cast<std::size_t>(r)]));
     code_.ins("bar.sync 0");
-    if (cuda::butterfly_across_warps(n_out, bytes)) {  // lane l reads slot l % slots
+    if (cuda::butterfly_across_warps(n_out, bytes, slots)) {  // lane l reads slot l % slots
       const std::string at = hoisted(fmt::format("redlane{}:{}", bytes, slots), [&] {
         std::string i = code_.reg(RegClass::b32), a = code_.reg(RegClass::b32);
         code_.ins(fmt::format("and.b32 {}, {}, {}", i, lane(), slots - 1));
