@@ -54,8 +54,9 @@ std::uint32_t axis_mask(const std::vector<Coord>& bases, int axis);
 /// rather than every thread reading every warp's slot: for one result of 4-byte values over 16
 /// warps or more. Every warp reading every slot costs slots x slots shared-memory cycles (32 warps:
 /// about 1000 a reduction); the butterfly a chain of log2(slots) shuffles, longer than the loop's
-/// latency below 16 (f32 128 x 1M walked over 8 warps ran 1.5% slower with it on the H200). Both
-/// generators decide so, so their kernels sum in the same order.
+/// latency at a few slots. Measured on the H200 (bench/results/held_slices_2026-12-04.md): 1%
+/// faster for 32 warps, level for 16; with 8 warps f32 128 x 1M read 2% slower in one run, so
+/// below 16 the loop stays. Both generators decide so, so their kernels sum in the same order.
 inline bool butterfly_across_warps(std::int64_t results, int value_bytes, int slots) {
   return results == 1 && value_bytes == 4 && slots >= 16;
 }
