@@ -8,13 +8,15 @@ each run, median of the runs); bytes = input read once + output written once. Ev
 is checked against a float64 reference before it is timed.
 
 Usage: python3 bench/softmax_bench.py --lib build/libtilejit_c.so --out DIR [--quick]
-         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B],persistent:W:S[:B][@G],...] [--repeat R]
+         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B][xP],persistent:W:S[:B][@G][xP],...] [--repeat R]
 Writes DIR/softmax.md (table) and DIR/softmax.png (plot).
 --seed-configs times the seed's kernels at other launch configurations too, the same way, through
 tilejit_compile_with / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
 choices are checked under this harness. An optional last number B asks ptxas for B blocks an SM
 (min_blocks_per_sm; the seed wrapper's bf16 rows of 16384 are "simple:8:3"). A persistent launch
-may end in "@G": a grid of G programs instead of tilejit_persistent_grid's.
+may end in "@G": a grid of G programs instead of tilejit_persistent_grid's. Either may end in "xP":
+P programs a thread block (programs_per_block; the seed wrapper's f32 rows of 128 are
+"persistent:1:8x4").
 --repeat R times every implementation R times per shape, round-robin (copy, then each in turn, R
 rounds), and reports the median time and the range of the per-round fractions of C (each round's
 implementation against that round's copy): on shapes of a few tens of microseconds one do_bench
@@ -70,7 +72,10 @@ class Tilejit:
         """A launcher of the seed's kernels at one configuration: "simple:W" (one program of W warps
         per row) or "persistent:W:S" (a persistent grid of W-warp programs, S stages), either with an
         optional ":B" (ptxas asked for B blocks an SM); a persistent one also with an optional "@G"
-        (a grid of G programs instead of tilejit_persistent_grid's)."""
+        (a grid of G programs instead of tilejit_persistent_grid's); either ending in an optional
+        "xP" (P programs a thread block)."""
+        spec, _, packed = spec.partition("x")
+        programs_per_block = int(packed) if packed else 1
         spec, _, fixed_grid = spec.partition("@")
         kind, *numbers = spec.split(":")
         if fixed_grid and kind != "persistent":
@@ -87,7 +92,7 @@ class Tilejit:
                 tilejit.integer(x.stride(0)), tilejit.integer(y.stride(0))]
         args += [tilejit.integer(v) for v in ((rows, cols, block, stages) if kind == "persistent" else (cols, block))]
         kernel = self.lib.compile(f"softmax_{kind}", args, num_warps=warps, num_stages=1,
-                                  min_blocks_per_sm=min_blocks)
+                                  min_blocks_per_sm=min_blocks, programs_per_block=programs_per_block)
         if fixed_grid:
             grid = int(fixed_grid)
         else:
@@ -157,7 +162,8 @@ def main():
                     help="comma-separated subset of " + ",".join(IMPLS) + " (copy is always run: it is C)")
     ap.add_argument("--shapes", default="", help="comma-separated MxN shapes instead of the table's")
     ap.add_argument("--seed-configs", default="",
-                    help="comma-separated seed launches to time as well: simple:W[:B] or persistent:W:S[:B][@G]")
+                    help="comma-separated seed launches to time as well: simple:W[:B][xP] or "
+                    "persistent:W:S[:B][@G][xP]")
     ap.add_argument("--repeat", type=int, default=1, help="timed rounds per shape (median, and the range)")
     ap.add_argument("--processes", type=int, default=1, help="fresh processes to repeat the run in (median, range)")
     ap.add_argument("--json", default="", help=argparse.SUPPRESS)  # a child's rows, for --processes

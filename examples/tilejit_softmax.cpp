@@ -60,6 +60,7 @@ A configuration of the op's own, instead of its choice: --config, or --strategy 
   --strategy S            rows_2d, row_in_registers, online, split_row, cluster or group
   --block N               columns a program handles at a time
   --warps N, --stages N   warps per program; loads in flight in loops (also for the seed kernels)
+  --programs-per-block P  seed kernels: programs sharing a thread block (default: the seed's)
   --rows-per-program N    rows_2d: rows a program holds
   --splits N              split_row, cluster, group: programs a row is split over
   --grid G                persistent (sized from occupancy) or per_row
@@ -76,13 +77,15 @@ struct Plan {
   int num_warps, num_stages;
   DType dtype;
   bool log;
-  int min_blocks_per_sm = 0;  // the seed's (ops::seed_config), unless --warps is given
+  int min_blocks_per_sm = 0;   // the seed's (ops::seed_config), unless --warps is given
+  int programs_per_block = 1;  // the seed's, unless --warps or --programs-per-block is given
 };
 
 // The seed kernel's compile options for a plan.
 CompileOptions seed_options(const Plan& p, Backend backend) {
   CompileOptions o{p.num_warps, p.num_stages, "", backend};
   o.min_blocks_per_sm = p.min_blocks_per_sm;
+  o.programs_per_block = p.programs_per_block;
   return o;
 }
 
@@ -337,13 +340,18 @@ int run(const examples::CliArgs& args) {
     const ops::SeedConfig seed = ops::seed_config(p.cols, dtype_size(p.dtype));
     p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps")) : seed.num_warps;
     p.min_blocks_per_sm = args.given("warps") ? 0 : seed.min_blocks_per_sm;
+    p.programs_per_block = args.given("programs-per-block") ? static_cast<int>(args.integer("programs-per-block"))
+                           : args.given("warps")            ? 1
+                                                            : seed.programs_per_block;
     // The library's stages, but at least the next row in flight: where it launches one program per
     // row (1 stage, no loop), this runs the persistent loop all the same.
     p.num_stages = args.given("stages") ? static_cast<int>(args.integer("stages")) : std::max(seed.num_stages, 2);
     const CompiledKernel& k = seed_cuda_kernel(p);
     const auto& md = k.metadata();
-    fmt::print("tilejit-softmax: {} kernel, {} x {} {}, BLOCK_SIZE {}, {} warps, {} stages, arch {}\n", p.kernel,
-               p.rows, p.cols, dtype_name(p.dtype), p.block, p.num_warps, p.num_stages, md.arch);
+    const std::string packed =
+        p.programs_per_block > 1 ? fmt::format(", {} programs a block", p.programs_per_block) : "";
+    fmt::print("tilejit-softmax: {} kernel, {} x {} {}, BLOCK_SIZE {}, {} warps, {} stages{}, arch {}\n", p.kernel,
+               p.rows, p.cols, dtype_name(p.dtype), p.block, p.num_warps, p.num_stages, packed, md.arch);
     fmt::print(
         "compiled in {:.1f} ms (trace {:.2f}, codegen {:.2f}, {} {:.1f}; {} generator): {} registers, {} bytes "
         "spilled\n",
@@ -396,7 +404,7 @@ int main(int argc, char** argv) {
       {"splits", "1"},    {"grid", "persistent"}, {"strategy", ""},
       {"reps", "100"},    {"seed", "1"},          {"backend", ""},
       {"threads", "0"},   {"kept-bytes", "-1"},   {"min-blocks", "0"},
-      {"stat-cols", "0"}, {"config", ""}};
+      {"stat-cols", "0"}, {"config", ""},         {"programs-per-block", "1"}};
   std::optional<examples::CliArgs> args;
   try {
     args.emplace(argc, argv, defaults, std::initializer_list<std::string>{"log", "tune", "overlap", "interleave"});

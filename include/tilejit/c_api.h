@@ -46,9 +46,10 @@ int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int
                     tilejit_compiled** out);
 /* How tilejit_compile_with compiles (tilejit::CompileOptions). */
 typedef struct tilejit_compile_options {
-  int num_warps;         /* 1 to 32, a power of two */
-  int num_stages;        /* loads in flight in pipelined loops, 1 to 8 */
-  int min_blocks_per_sm; /* CUDA: blocks each SM should hold, ptxas capping registers to fit; 0: no bound */
+  int num_warps;          /* 1 to 32, a power of two */
+  int num_stages;         /* loads in flight in pipelined loops, 1 to 8 */
+  int min_blocks_per_sm;  /* CUDA: blocks each SM should hold, ptxas capping registers to fit; 0: no bound */
+  int programs_per_block; /* CUDA: programs sharing a thread block (tilejit::CompileOptions); 0 or 1: one */
 } tilejit_compile_options;
 /* tilejit_compile with every option; part of the kernel's cache key. */
 int tilejit_compile_with(const char* kernel, const tilejit_arg* args, int n_args,

@@ -132,6 +132,14 @@ struct CompileOptions {
   /// argument, PTX .minnctapersm): ptxas keeps registers to 65536 / (threads x this), spilling
   /// if it must. 0: no bound (ptxas picks the registers). Part of the key; the CPU backend ignores it.
   int min_blocks_per_sm = 0;
+  /// CUDA: programs that share one thread block (consecutive along grid axis 0), each with its own
+  /// warps, shared memory and barriers. An SM holds at most 32 blocks, so one-warp programs alone
+  /// fill half of its 64 warp slots; packed, they can fill them all, and a grid of many small
+  /// programs needs fewer block launches. 1 to 16, with programs_per_block x num_warps <= 32.
+  /// Not with clusters, groups or stashes (those need a block of their own). program_id and
+  /// num_programs keep their meaning: the launch grid still counts programs. Part of the key;
+  /// the CPU backend ignores it.
+  int programs_per_block = 1;
 };
 
 /// How a kernel is launched: its compile options plus the stream (CUDA) or the number of
@@ -145,7 +153,8 @@ struct LaunchOptions {
   /// CPU backend: at most this many threads (0: TILEJIT_CPU_THREADS when set, else every core).
   int cpu_threads = 0;
   GpuCodegen codegen = GpuCodegen::automatic;
-  int min_blocks_per_sm = 0;  ///< see CompileOptions::min_blocks_per_sm
+  int min_blocks_per_sm = 0;   ///< see CompileOptions::min_blocks_per_sm
+  int programs_per_block = 1;  ///< see CompileOptions::programs_per_block
 };
 
 /// What the compiler knows about a compiled kernel, available without a GPU.
@@ -159,13 +168,14 @@ struct KernelMetadata {
   std::string codegen;
   int num_warps = 4;
   int num_stages = 1;
-  int min_blocks_per_sm = 0;  ///< CompileOptions::min_blocks_per_sm
+  int min_blocks_per_sm = 0;   ///< CompileOptions::min_blocks_per_sm
+  int programs_per_block = 1;  ///< CompileOptions::programs_per_block
   /// Programs per thread-block cluster (tl::cluster_* reductions; consecutive along axis 0), else 1.
   int cluster_size = 1;
   /// Programs per group (tl::group_* reductions through global memory; consecutive along axis 0),
   /// else 1. Such a kernel launches cooperatively: all its programs resident at once.
   int group_size = 1;
-  int dynamic_shared_bytes = 0;        ///< scratch for reductions / layout conversions
+  int dynamic_shared_bytes = 0;        ///< scratch for reductions / layout conversions (the whole block's)
   std::int64_t cpu_scratch_bytes = 0;  ///< CPU: per-thread scratch for materialized blocks
   int registers = 0;                   ///< from ptxas
   int spill_store_bytes = 0;
@@ -187,7 +197,7 @@ struct DeviceResources {
   int local_bytes = 0;  ///< per thread: spills and stack
   int static_shared_bytes = 0;
   int max_threads_per_block = 0;
-  int max_active_blocks_per_sm = 0;  ///< at this kernel's block size and shared memory
+  int max_active_blocks_per_sm = 0;  ///< at this kernel's block size and shared memory (blocks, not programs)
 };
 
 /// One specialization, compiled. Holds every stage of the pipeline.

@@ -143,6 +143,7 @@ int compile_named(const char* api, const char* kernel, const tilejit_arg* args, 
     options.num_warps = with->num_warps;
     options.num_stages = with->num_stages;
     options.min_blocks_per_sm = with->min_blocks_per_sm;
+    options.programs_per_block = with->programs_per_block > 0 ? with->programs_per_block : 1;
     const tilejit::KernelBase& library = library_kernel(kernel);
     const std::vector<tilejit::Arg> list = to_args(args, n_args);
     *out = handle_for(library.compile(list, options));
@@ -153,7 +154,7 @@ int compile_named(const char* api, const char* kernel, const tilejit_arg* args, 
 
 int tilejit_compile(const char* kernel, const tilejit_arg* args, int n_args, int num_warps, int num_stages,
                     tilejit_compiled** out) {
-  const tilejit_compile_options options{num_warps, num_stages, 0};
+  const tilejit_compile_options options{num_warps, num_stages, 0, 1};
   return compile_named("tilejit_compile", kernel, args, n_args, &options, out);
 }
 

@@ -16,6 +16,8 @@ int thread_limited_blocks(int threads, std::string_view arch) {
   return std::min(32, max_threads_per_sm(arch) / std::max(threads, 1));
 }
 
+int block_threads(const KernelMetadata& m) { return 32 * m.num_warps * m.programs_per_block; }
+
 }  // namespace
 
 int resident_blocks_per_sm(int registers, int threads, std::string_view arch) {
@@ -26,14 +28,14 @@ int resident_blocks_per_sm(int registers, int threads, std::string_view arch) {
 }
 
 bool register_limited(const KernelMetadata& m) {
-  const int threads = 32 * m.num_warps;
+  const int threads = block_threads(m);
   return resident_blocks_per_sm(m.registers, threads, m.arch) < thread_limited_blocks(threads, m.arch);
 }
 
 bool outranks(const KernelMetadata& a, const KernelMetadata& b) {
   if (a.spill_store_bytes != b.spill_store_bytes) return a.spill_store_bytes < b.spill_store_bytes;
-  return resident_blocks_per_sm(a.registers, 32 * a.num_warps, a.arch) >
-         resident_blocks_per_sm(b.registers, 32 * b.num_warps, b.arch);
+  return resident_blocks_per_sm(a.registers, block_threads(a), a.arch) >
+         resident_blocks_per_sm(b.registers, block_threads(b), b.arch);
 }
 
 }  // namespace tilejit::jit

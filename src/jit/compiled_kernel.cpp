@@ -76,8 +76,8 @@ DeviceResources CompiledKernel::resources() const {
   out.local_bytes = r.local_bytes;
   out.static_shared_bytes = r.static_shared_bytes;
   out.max_threads_per_block = r.max_threads_per_block;
-  out.max_active_blocks_per_sm =
-      m.max_active_blocks_per_sm(32 * impl_->metadata.num_warps, impl_->metadata.dynamic_shared_bytes);
+  out.max_active_blocks_per_sm = m.max_active_blocks_per_sm(
+      32 * impl_->metadata.num_warps * impl_->metadata.programs_per_block, impl_->metadata.dynamic_shared_bytes);
   return out;
 }
 
@@ -116,9 +116,10 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
                                           const std::source_location& loc) const {
   const bool on_cpu = metadata.backend == Backend::cpu;
   // The launch packing: one slot per argument, a pointer to each non-constexpr one.
-  std::uint64_t inline_storage[kInlineArgs];
-  void* inline_params[kInlineArgs];
-  std::vector<std::uint64_t> heap_storage(args.size() > kInlineArgs ? args.size() : 0);
+  std::uint64_t inline_storage[kInlineArgs + 1];
+  void* inline_params[kInlineArgs + 1];
+  // One more slot than arguments: kernels whose programs share blocks take the grid's programs.
+  std::vector<std::uint64_t> heap_storage(args.size() > kInlineArgs ? args.size() + 1 : 0);
   std::vector<void*> heap_params(heap_storage.size());
   std::uint64_t* storage = heap_storage.empty() ? inline_storage : heap_storage.data();
   void** packed = heap_params.empty() ? inline_params : heap_params.data();
@@ -169,6 +170,15 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
                                 grid.x, metadata.group_size, metadata.kernel_name),
                     loc);
   rt::Dim3 dims{grid_dim(grid.x, "x", loc), grid_dim(grid.y, "y", loc), grid_dim(grid.z, "z", loc)};
+  const auto programs_per_block = static_cast<unsigned>(metadata.programs_per_block);
+  if (programs_per_block > 1 && !on_cpu) {
+    // The grid counts programs; the kernel runs programs_per_block of them a block and is told
+    // how many there are, so the last block's extra ones return at once.
+    auto programs = static_cast<std::int32_t>(dims.x);
+    std::memcpy(&storage[args.size()], &programs, sizeof programs);
+    packed[n++] = &storage[args.size()];
+    dims.x = (dims.x + programs_per_block - 1) / programs_per_block;
+  }
   if (on_cpu) {
     if (options.cpu_threads < 0)
       throw UserError(fmt::format("cpu_threads must be >= 0, got {}", options.cpu_threads), loc);
@@ -182,7 +192,7 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
                                 "with tilejit::persistent_grid)",
                                 metadata.kernel_name, grid.x * grid.y * grid.z, resident_programs()),
                     loc);
-  module().launch(dims, 32u * static_cast<unsigned>(metadata.num_warps),
+  module().launch(dims, 32u * static_cast<unsigned>(metadata.num_warps) * programs_per_block,
                   static_cast<unsigned>(metadata.dynamic_shared_bytes), options.stream, packed, cooperative);
 }
 
@@ -200,15 +210,18 @@ std::uint64_t CompiledKernel::Impl::resident_programs() const {
       resident = static_cast<std::uint64_t>(clusters) * static_cast<std::uint64_t>(md.cluster_size);
       return;
     }
+    // Counted in blocks, then in programs (programs_per_block of them a block).
     const auto& dev = rt::current_device();
     auto r = m.resources();
+    const int threads = 32 * md.num_warps * md.programs_per_block;
     std::uint64_t per_sm =
-        static_cast<std::uint64_t>(std::max(1, m.max_active_blocks_per_sm(32 * md.num_warps, md.dynamic_shared_bytes)));
-    std::uint64_t regs_per_program = static_cast<std::uint64_t>(std::max(1, r.n_regs)) * 32u * md.num_warps;
-    per_sm = std::min<std::uint64_t>(per_sm, std::max<std::uint64_t>(1, dev.regs_per_sm / regs_per_program));
+        static_cast<std::uint64_t>(std::max(1, m.max_active_blocks_per_sm(threads, md.dynamic_shared_bytes)));
+    std::uint64_t regs_per_block =
+        static_cast<std::uint64_t>(std::max(1, r.n_regs)) * static_cast<std::uint64_t>(threads);
+    per_sm = std::min<std::uint64_t>(per_sm, std::max<std::uint64_t>(1, dev.regs_per_sm / regs_per_block));
     std::uint64_t smem = static_cast<std::uint64_t>(r.static_shared_bytes + md.dynamic_shared_bytes);
     if (smem > 0) per_sm = std::min<std::uint64_t>(per_sm, std::max<std::uint64_t>(1, dev.smem_per_sm / smem));
-    resident = static_cast<std::uint64_t>(dev.sm_count) * per_sm;
+    resident = static_cast<std::uint64_t>(dev.sm_count) * per_sm * static_cast<std::uint64_t>(md.programs_per_block);
   });
   return resident;
 }

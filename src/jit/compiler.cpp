@@ -154,11 +154,27 @@ std::optional<codegen::ptx::PtxKernelSource> generate_ptx_or_explain(const ir::F
                                                                      const BlockOptions& block, const std::string& arch,
                                                                      std::string& why) {
   try {
-    return codegen::ptx::generate_ptx(f, {entry, block.num_warps, block.min_blocks_per_sm, arch, true});
+    return codegen::ptx::generate_ptx(
+        f, {entry, block.num_warps, block.min_blocks_per_sm, block.programs_per_block, arch, true});
   } catch (const codegen::ptx::Unsupported& e) {
     why = e.what();
     return std::nullopt;
   }
+}
+
+// Programs share a thread block (CompileOptions::programs_per_block) only where nothing needs the
+// block to themselves: clusters and groups count blocks, and stashes fill shared memory through
+// the block's copy engine barriers.
+void check_packable(const ir::Function& f, const KernelMetadata& md) {
+  const char* what = md.cluster_size > 1                                   ? "reduces across clusters (tl::cluster_*)"
+                     : md.group_size > 1 || ir::has_split_exchange(f.body) ? "reduces across groups (tl::group_*)"
+                     : !f.stashes.empty()                                  ? "keeps blocks in shared memory (tl::stash)"
+                                                                           : nullptr;
+  if (what)
+    throw Error(
+        fmt::format("kernel {} {}, which needs a thread block per program; it cannot be compiled with "
+                    "programs_per_block = {} (use 1)",
+                    md.kernel_name, what, md.programs_per_block));
 }
 
 // Thread-block clusters and distributed shared memory arrived with sm_90.
@@ -277,6 +293,12 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
         fmt::format("min_blocks_per_sm must be between 0 and {} for {} warps a block (an SM holds at most "
                     "64 warps and 32 blocks), got {}",
                     std::min(32, 64 / block.num_warps), block.num_warps, block.min_blocks_per_sm));
+  // A block holds at most 1024 threads (32 warps), and each program takes a named barrier of its own (16).
+  if (block.programs_per_block < 1 || block.programs_per_block > 16 || block.programs_per_block * block.num_warps > 32)
+    throw Error(
+        fmt::format("programs_per_block must be between 1 and {} for {} warps a program (a block holds at "
+                    "most 32 warps, and each program takes one of 16 barriers), got {}",
+                    std::min(16, 32 / block.num_warps), block.num_warps, block.programs_per_block));
   auto k = std::make_unique<CompiledKernel::Impl>();
   auto& md = k->metadata;
   md.kernel_name = req.signature->kernel_name;
@@ -287,6 +309,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   md.num_warps = block.num_warps;
   md.num_stages = block.num_stages;
   md.min_blocks_per_sm = block.min_blocks_per_sm;
+  md.programs_per_block = block.programs_per_block;
   k->signature = *req.signature;
   k->params = req.params;
   k->components = spec_components(req.params, block, req.arch, req.backend, req.codegen);
@@ -311,6 +334,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
         fmt::format("kernel {} reduces across clusters of {} programs (tl::cluster_*), which needs sm_90 or "
                     "newer; the target is {}",
                     md.kernel_name, md.cluster_size, md.arch));
+  if (block.programs_per_block > 1) check_packable(f, md);
 
   if (req.backend == Backend::cpu) {
     // CPU kernels live in the ORC JIT as native code in this process's memory; there is
@@ -336,7 +360,8 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   }
   if (md.codegen.empty() && req.ptx_generator_only) return nullptr;
   if (md.codegen.empty()) {
-    auto cuda = codegen::cuda::generate_cuda(f, {md.entry_name, block.num_warps, block.min_blocks_per_sm, true});
+    auto cuda = codegen::cuda::generate_cuda(
+        f, {md.entry_name, block.num_warps, block.min_blocks_per_sm, block.programs_per_block, true});
     k->stages["cuda"] = cuda.source;
     md.dynamic_shared_bytes = cuda.dynamic_shared_bytes;
     md.codegen = "cuda";

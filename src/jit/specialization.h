@@ -64,18 +64,22 @@ struct BlockOptions {
   int num_warps = 4;
   int num_stages = 1;
   int min_blocks_per_sm = 0;
+  int programs_per_block = 1;
   bool operator==(const BlockOptions&) const = default;
 };
-inline BlockOptions block_options(const CompileOptions& o) { return {o.num_warps, o.num_stages, o.min_blocks_per_sm}; }
+inline BlockOptions block_options(const CompileOptions& o) {
+  return {o.num_warps, o.num_stages, o.min_blocks_per_sm, o.programs_per_block};
+}
 
-/// The specialization's parts: each parameter, then num_warps, num_stages, min_blocks_per_sm (when
-/// set), arch, the code generator (CUDA only: `codegen` is ptx or cuda there) and backend.
+/// The specialization's parts: each parameter, then num_warps, num_stages, min_blocks_per_sm and
+/// programs_per_block (when not their defaults), arch, the code generator (CUDA only: `codegen` is ptx or cuda there)
+/// and backend.
 KeyComponents spec_components(const std::vector<BoundParam>& params, const BlockOptions& block, const std::string& arch,
                               Backend backend, GpuCodegen codegen);
 
 /// The cache key: kernel name, parameter specializations, options and target, e.g.
 /// "scale(x:*f32@16,out:*f32@16,n:i32%1,BLOCK=256) warps=4 stages=1 arch=sm_90 codegen=cuda backend=cuda"
-/// (" min_blocks=N" after the stages when set). The same in every process (no addresses), so it
+/// (" min_blocks=N" and " programs=P" after the stages when set). The same in every process (no addresses), so it
 /// also names disk-cache entries.
 std::string specialization_key(const KernelSignature& sig, const std::vector<BoundParam>& params,
                                const BlockOptions& block, const std::string& arch, Backend backend, GpuCodegen codegen);

@@ -58,6 +58,15 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   // rows were not measured with more.
   const bool seven_ahead = c.block == 128 || (c.block == 256 && elem_bytes == 4);
   c.num_stages = c.one_row_per_program ? 1 : seven_ahead ? 8 : c.block <= 256 ? 4 : 2;
+  // One-warp programs alone fill half an SM (it holds at most 32 blocks): at 128 columns several
+  // share a block (CUDA events, 65536 x 128, bench/results/packed_programs_2026-12-04.md): f32
+  // four a block 0.97 of copy against 0.95 alone; 16-bit rows two a block with three rows in
+  // flight, 0.96 against 0.92 (their 32 registers let 64 warps an SM run; at seven rows in
+  // flight, 40 registers, 0.94).
+  if (c.block == 128) {
+    c.programs_per_block = elem_bytes == 4 ? 4 : 2;
+    if (elem_bytes == 2) c.num_stages = 4;
+  }
   return c;
 }
 
@@ -76,6 +85,7 @@ void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
   CompileOptions options;
   options.num_warps = c.num_warps;
   options.min_blocks_per_sm = c.min_blocks_per_sm;
+  options.programs_per_block = c.programs_per_block;
   options.backend = backend;
   if (c.one_row_per_program && rows <= 0x7fffffff) {  // a grid's x extent
     std::vector<Arg> row_args{out, in, in_row_stride, out_row_stride, cols, c.block};

@@ -69,7 +69,7 @@ TEST_CASE("C API: compiling the seed's persistent kernel gives a handle with its
   // Every option: ptxas asked for three blocks an SM reaches the PTX of a CUDA build (compiling
   // needs no GPU; TILEJIT_BACKEND picks CUDA for this call); a bound no SM can hold is refused,
   // naming the limit.
-  const tilejit_compile_options bounded{4, 2, 3};
+  const tilejit_compile_options bounded{4, 2, 3, 1};
   tilejit_compiled* b = nullptr;
   ::setenv("TILEJIT_BACKEND", "cuda", 1);
   const int bounded_rc = tilejit_compile_with("softmax_persistent", args, 8, &bounded, &b);
@@ -78,7 +78,7 @@ TEST_CASE("C API: compiling the seed's persistent kernel gives a handle with its
   const char* ptx = tilejit_stage(b, "ptx");
   REQUIRE_MESSAGE(ptx != nullptr, last_error());
   CHECK(std::string(ptx).find(".minnctapersm 3") != std::string::npos);
-  const tilejit_compile_options too_many{4, 2, 17};
+  const tilejit_compile_options too_many{4, 2, 17, 1};
   CHECK(tilejit_compile_with("softmax_persistent", args, 8, &too_many, &b) != 0);
   CHECK(last_error().find("min_blocks_per_sm must be between 0 and 16") != std::string::npos);
   CHECK(tilejit_compile_with("softmax_persistent", args, 8, nullptr, &b) != 0);

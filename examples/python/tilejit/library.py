@@ -54,7 +54,8 @@ def _softmax_options(backend, log, cpu_threads, config):
 
 class CompileOptions(ctypes.Structure):
     """tilejit_compile_options."""
-    _fields_ = [("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int), ("min_blocks_per_sm", ctypes.c_int)]
+    _fields_ = [("num_warps", ctypes.c_int), ("num_stages", ctypes.c_int), ("min_blocks_per_sm", ctypes.c_int),
+                ("programs_per_block", ctypes.c_int)]
 
 
 def default_library_path():
@@ -148,12 +149,12 @@ class Library:
         """Waits for the background NVRTC builds of TILEJIT_CODEGEN=tiered; a no-op otherwise."""
         self.c.tilejit_wait_for_background_compiles()
 
-    def compile(self, kernel, args, num_warps=4, num_stages=1, min_blocks_per_sm=0):
+    def compile(self, kernel, args, num_warps=4, num_stages=1, min_blocks_per_sm=0, programs_per_block=1):
         """Compiles one of kernel_names() for these arguments (their dtypes, alignment and values
         are the specialization). Needs no GPU."""
         array = (Arg * len(args))(*args)
         handle = ctypes.c_void_p()
-        options = CompileOptions(num_warps, num_stages, min_blocks_per_sm)
+        options = CompileOptions(num_warps, num_stages, min_blocks_per_sm, programs_per_block)
         self._check(self.c.tilejit_compile_with(kernel.encode(), array, len(args), ctypes.byref(options),
                                                 ctypes.byref(handle)))
         return Compiled(self, handle)

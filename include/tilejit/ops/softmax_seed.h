@@ -57,7 +57,8 @@ struct SeedConfig {
   std::int64_t block = 1;
   int num_warps = 4;
   int num_stages = 2;
-  int min_blocks_per_sm = 0;  ///< CompileOptions::min_blocks_per_sm
+  int min_blocks_per_sm = 0;   ///< CompileOptions::min_blocks_per_sm
+  int programs_per_block = 1;  ///< CompileOptions::programs_per_block
   bool one_row_per_program = false;
 };
 SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes = 4);

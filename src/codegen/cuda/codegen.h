@@ -11,6 +11,7 @@ struct CudaCodegenOptions {
   std::string entry_name;  // the kernel's symbol
   int num_warps = 4;
   int min_blocks_per_sm = 0;    // __launch_bounds__'s second argument when set
+  int programs_per_block = 1;   // CompileOptions::programs_per_block: programs sharing a thread block
   bool line_directives = true;  // #line pointing at the user's kernel source
 };
 
@@ -18,7 +19,7 @@ struct CudaKernelSource {
   std::string source;
   std::string entry_name;
   int num_warps = 4;
-  int dynamic_shared_bytes = 0;  // scratch for reductions and layout conversions, then stashes
+  int dynamic_shared_bytes = 0;  // scratch for reductions and layout conversions, then stashes (whole block)
 };
 
 /// Throws InternalError when the IR is outside what the backend supports.

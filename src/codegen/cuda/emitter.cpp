@@ -56,6 +56,19 @@ void Emitter::at_source(const ir::Op& op) {
 
 std::string Emitter::fresh(const std::string& base) { return fmt::format("{}_{}", base, counter_++); }
 
+// Barrier ids 0-15 are the block's; with programs sharing a block, program k of it waits at
+// barrier k for its own warps only, so programs never wait for each other.
+std::string Emitter::barrier() const {
+  if (!packed()) return "__syncthreads();";
+  return fmt::format(R"(asm volatile("bar.sync %0, {};" :: "r"(tj_program_in_block) : "memory");)",
+                     32 * options_.num_warps);
+}
+
+std::string Emitter::first_thread() const {
+  if (!packed()) return "threadIdx.x == 0";
+  return fmt::format("(threadIdx.x & {}) == 0", 32 * options_.num_warps - 1);
+}
+
 std::string Emitter::reduction_scratch(int bytes) {
   reduction_buffer_bytes_ = std::max(reduction_buffer_bytes_, (bytes + 15) / 16 * 16);
   return reduction_turn_++ % 2 == 0 ? "tj_smem" : "(tj_smem + tj_reduction_buffer_bytes)";
@@ -141,9 +154,9 @@ std::string Emitter::convert_layout(ir::ValueId v, const Layout& from, const Lay
   open("");
   line(fmt::format("{}* tj_x = reinterpret_cast<{}*>({});", t, t, scratch));
   per_register(from.num_regs(), fmt::format("tj_x[{}] = {}[r];", linear_index(from, "r"), src));
-  line("__syncthreads();");
+  line(barrier());
   per_register(to.num_regs(), fmt::format("{}[r] = tj_x[{}];", name, linear_index(to, "r")));
-  line("__syncthreads();");
+  line(barrier());
   close();
   return name;
 }
@@ -153,14 +166,30 @@ std::string Emitter::convert_layout(ir::ValueId v, const Layout& from, const Lay
 CudaKernelSource Emitter::run() {
   std::vector<std::string> params;
   for (const auto& p : f_.params) params.push_back(fmt::format("{} {}", storage_type(p.value), value_name(p.value)));
-  int threads = 32 * options_.num_warps;
+  const int programs = options_.programs_per_block;
+  if (packed()) {
+    if (cluster_size_ > 1 || group_workspace_ || !f_.stashes.empty())
+      throw InternalError("codegen: programs sharing a block with clusters, groups or stashes");
+    params.push_back("int tj_programs");  // the grid's programs along x (the launch's grid.x)
+  }
+  int threads = 32 * options_.num_warps * programs;
   std::string body;
   scopes_.emplace_back();
   indent_ = 1;
   line("const int tj_lane = threadIdx.x & 31;");
-  line("const int tj_warp = threadIdx.x >> 5;");
-  line("extern __shared__ __align__(16) unsigned char tj_smem[];");
-  line("(void)tj_lane; (void)tj_warp; (void)tj_smem;");
+  if (!packed()) {
+    line("const int tj_warp = threadIdx.x >> 5;");
+    line("extern __shared__ __align__(16) unsigned char tj_smem[];");
+    line("(void)tj_lane; (void)tj_warp; (void)tj_smem;");
+  } else {
+    // Program k of the block runs on warps [k * num_warps, (k + 1) * num_warps) with its own
+    // slice of shared memory (tj_smem, declared below once its size is known).
+    line(fmt::format("const int tj_warp = (threadIdx.x >> 5) & {};", options_.num_warps - 1));
+    line(fmt::format("const int tj_program_in_block = threadIdx.x / {};", 32 * options_.num_warps));
+    line(fmt::format("const int tj_program = (int)blockIdx.x * {} + tj_program_in_block;", programs));
+    line("if (tj_program >= tj_programs) return;  // the last block's programs past the grid");
+    line("extern __shared__ __align__(16) unsigned char tj_block_smem[];");
+  }
   out_ += cluster_prologue();
   out_ += group_prologue();
   const std::size_t constants_at = out_.size();
@@ -173,10 +202,18 @@ CudaKernelSource Emitter::run() {
   if (reduction_buffer_bytes_ > 0 || conversion_bytes_ > 0)
     out_.insert(constants_at,
                 fmt::format("  constexpr int tj_reduction_buffer_bytes = {};\n", reduction_buffer_bytes_));
+  if (packed())
+    out_.insert(constants_at, fmt::format("  constexpr int tj_program_smem_bytes = {};\n"
+                                          "  unsigned char* const tj_smem = tj_block_smem + tj_program_in_block * "
+                                          "tj_program_smem_bytes;\n"
+                                          "  (void)tj_lane; (void)tj_warp; (void)tj_smem;\n",
+                                          scratch_bytes));
   body.swap(out_);
   out_ = prelude();
   out_ += group_helpers();
-  out_ += fmt::format("\n// kernel {}: {} warps\n", f_.name, options_.num_warps);
+  out_ += packed() ? fmt::format("\n// kernel {}: {} warps a program, {} programs a block\n", f_.name,
+                                 options_.num_warps, programs)
+                   : fmt::format("\n// kernel {}: {} warps\n", f_.name, options_.num_warps);
   // Clusters are compiled in, so a plain launch runs the kernel in clusters.
   std::string cluster_dims = cluster_size_ > 1 ? fmt::format(" __cluster_dims__({}, 1, 1)", cluster_size_) : "";
   // A second bound asks ptxas to fit that many blocks an SM (CompileOptions::min_blocks_per_sm).
@@ -186,6 +223,7 @@ CudaKernelSource Emitter::run() {
                       options_.entry_name, fmt::join(params, ", "));
   out_ += body;
   out_ += "}\n";
+  if (packed()) return CudaKernelSource{out_, options_.entry_name, options_.num_warps, programs * scratch_bytes};
   return CudaKernelSource{
       out_, options_.entry_name, options_.num_warps,
       f_.stashes.empty() ? 2 * reduction_buffer_bytes_ + conversion_bytes_ : scratch_bytes + stash_bytes()};
@@ -229,9 +267,13 @@ void Emitter::scalar_op(const ir::Op& op) {
       line(fmt::format("{} const {} = {};", t, name,
                        is_float(a.dtype) ? float_literal(a.dtype, a.float_value) : int_literal(a.dtype, a.int_value)));
       return;
-    case ir::OpKind::program_id: line(fmt::format("const int {} = (int)blockIdx.{};", name, axes[a.int_value])); return;
+    case ir::OpKind::program_id:
+      if (packed() && a.int_value == 0) line(fmt::format("const int {} = tj_program;", name));
+      else line(fmt::format("const int {} = (int)blockIdx.{};", name, axes[a.int_value]));
+      return;
     case ir::OpKind::num_programs:
-      line(fmt::format("const int {} = (int)gridDim.{};", name, axes[a.int_value]));
+      if (packed() && a.int_value == 0) line(fmt::format("const int {} = tj_programs;", name));
+      else line(fmt::format("const int {} = (int)gridDim.{};", name, axes[a.int_value]));
       return;
     case ir::OpKind::load:
       if (a.has_mask)

@@ -29,6 +29,12 @@ class Emitter {
   void per_register(int n, const std::string& body);
   void at_source(const ir::Op& op);
   std::string fresh(const std::string& base);
+  /// A barrier across this program's threads: __syncthreads(), or with several programs a block
+  /// (CompileOptions::programs_per_block) the named barrier of this program's warps.
+  std::string barrier() const;
+  /// True in one thread of the program (stores of scalars).
+  std::string first_thread() const;
+  bool packed() const { return options_.programs_per_block > 1; }
 
   // ---- values ----
   const ir::Type& type(ir::ValueId v) const { return f_.type(v); }

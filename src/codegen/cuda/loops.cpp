@@ -64,7 +64,7 @@ void Emitter::loop_op(const ir::Op& op) {
   // first one would reuse the buffer the last one just read: a barrier separates them, and the
   // turn skips one so the code after the loop (or a zero-trip loop) also alternates.
   if ((reduction_turn_ - turn_before) % 2 != 0) {
-    line("__syncthreads();  // odd number of reductions in the loop: see Emitter::reduction_scratch");
+    line(barrier() + "  // odd number of reductions in the loop: see Emitter::reduction_scratch");
     ++reduction_turn_;
   }
   close();

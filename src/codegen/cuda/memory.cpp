@@ -116,7 +116,7 @@ void Emitter::store_op(const ir::Op& op) {
   ir::ValueId ptr = op.operands[0], value = op.operands[1];
   if (type(ptr).is_scalar()) {
     std::string cond = op.attrs.has_mask ? fmt::format(" && {}", scalar(op.operands[2])) : "";
-    line(fmt::format("if (threadIdx.x == 0{}) *{} = {};", cond, scalar(ptr), scalar(value)));
+    line(fmt::format("if ({}{}) *{} = {};", first_thread(), cond, scalar(ptr), scalar(value)));
     return;
   }
   Layout l = plan_.is_free(value) ? plan_.default_layout(type(value).shape) : plan_.fixed.at(value);

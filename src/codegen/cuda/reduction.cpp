@@ -67,7 +67,7 @@ void Emitter::reduce_op(const ir::Op& op) {
     line(fmt::format("{}* tj_red = reinterpret_cast<{}*>({});", acc_t, acc_t, scratch));
     line(fmt::format("const int tj_slot = {};", fmt::join(slot_terms, " | ")));
     per_register(n, fmt::format("{} tj_red[tj_slot * {} + {}] = {}[r];", owner, n_out, index, acc));
-    line("__syncthreads();");
+    line(barrier());
     line("#pragma unroll");
     open(fmt::format("for (int r = 0; r < {}; ++r) {}", n, owner));
     if (butterfly_across_warps(n_out, bytes_of(acc_t), slots)) {

@@ -14,6 +14,7 @@ struct PtxCodegenOptions {
   std::string entry_name;  // the kernel's symbol
   int num_warps = 4;
   int min_blocks_per_sm = 0;   // .minnctapersm when set (CompileOptions::min_blocks_per_sm)
+  int programs_per_block = 1;  // CompileOptions::programs_per_block: programs sharing a thread block
   std::string arch = "sm_90";  // sm_80 or newer ("sm_XX", optionally with an 'a' or 'f' suffix)
   bool line_info = true;       // .loc directives pointing at the user's kernel source
 };
@@ -22,7 +23,7 @@ struct PtxKernelSource {
   std::string ptx;
   std::string entry_name;
   int num_warps = 4;
-  int dynamic_shared_bytes = 0;  // scratch for reductions and layout conversions
+  int dynamic_shared_bytes = 0;  // scratch for reductions and layout conversions (the whole block's)
 };
 
 /// The kernel uses something this generator does not implement (e.g. f64 exp). The compiler

@@ -52,6 +52,15 @@ class Emitter {
   /// %tid.x & 31 and %tid.x >> 5.
   const std::string& lane();
   const std::string& warp();
+  /// The thread's index within its program: %tid.x, less the bits that pick the program where
+  /// programs share a block (CompileOptions::programs_per_block).
+  const std::string& thread_id();
+  bool packed() const { return options_.programs_per_block > 1; }
+  /// With programs sharing a block: computes the program's place in its block and its id, and
+  /// returns at once from programs past the grid (the launch's grid.x, a parameter). Prologue.
+  void packed_prologue();
+  /// A barrier across this program's threads: the block's, or this program's own named barrier.
+  std::string barrier();
   /// The part of coordinate `dim` that comes from the lane and warp bits (a prologue value),
   /// or "" when it is always 0.
   std::string thread_coord(const Layout& l, int dim);
@@ -67,7 +76,9 @@ class Emitter {
   /// True when bits of lane/warp id that are replicas in `l` are all zero (prologue value), or
   /// "" when `l` has no replicated lanes or warps.
   std::string owner_predicate(const Layout& l);
-  /// Address of the dynamic shared memory (a 32-bit shared-window address).
+  /// Address of the program's dynamic shared memory (a 32-bit shared-window address). Where
+  /// programs share a block, it holds kProgramSharedBytes, replaced by the size once known.
+  static constexpr const char* kProgramSharedBytes = "TJ_PROGRAM_SHARED_BYTES";
   const std::string& shared_base();
   void need_shared(int bytes) { shared_bytes_ = std::max(shared_bytes_, bytes); }
   /// Dynamic shared memory: [reduction buffer 0 | reduction buffer 1 | layout conversions], as

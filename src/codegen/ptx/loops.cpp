@@ -108,7 +108,7 @@ void Emitter::loop_op(const ir::Op& op) {
     // would write the buffer the last one just read: a barrier separates them, and the turn skips
     // one so the code after the loop (or a zero-trip loop) alternates too.
     if ((reduction_turn_ - turn_before) % 2 != 0) {
-      code_.ins("bar.sync 0");
+      code_.ins(barrier());
       ++reduction_turn_;
     }
   };

@@ -138,8 +138,7 @@ void Emitter::store_op(const ir::Op& op) {
   if (type(ptr_v).is_scalar()) {
     std::string first_thread = hoisted("thread0", [&] {
       std::string p = code_.reg(RegClass::pred);
-      lane();
-      code_.ins(fmt::format("setp.eq.u32 {}, {}, 0", p, hoisted_.at("tid")));
+      code_.ins(fmt::format("setp.eq.u32 {}, {}, 0", p, thread_id()));
       return p;
     });
     std::string pred = first_thread;

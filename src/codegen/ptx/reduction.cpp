@@ -131,7 +131,7 @@ void Emitter::reduce_op(const ir::Op& op) {
     for (int r : owners)
       code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, write_base, buffer + reg_linear(result, r) * bytes,
                             acc[static_cast<std::size_t>(r)]));
-    code_.ins("bar.sync 0");
+    code_.ins(barrier());
     if (cuda::butterfly_across_warps(n_out, bytes, slots)) {  // lane l reads slot l % slots
       const std::string at = hoisted(fmt::format("redlane{}:{}", bytes, slots), [&] {
         std::string i = code_.reg(RegClass::b32), a = code_.reg(RegClass::b32);

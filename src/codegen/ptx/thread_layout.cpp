@@ -25,12 +25,24 @@ int log2_of(std::int64_t v) {
 
 }  // namespace
 
+const std::string& Emitter::thread_id() {
+  static const std::string key = "tid";
+  hoisted(key, [&] {
+    std::string tid = code_.imm(RegClass::b32, "%tid.x");
+    if (!packed()) return tid;
+    std::string r = code_.reg(RegClass::b32);
+    code_.ins(fmt::format("and.b32 {}, {}, {}", r, tid, 32 * options_.num_warps - 1));
+    return r;
+  });
+  return hoisted_.at(key);
+}
+
 const std::string& Emitter::lane() {
   static const std::string key = "lane";
+  thread_id();
   hoisted(key, [&] {
-    std::string tid = code_.imm(RegClass::b32, "%tid.x"), r = code_.reg(RegClass::b32);
-    hoisted_["tid"] = tid;
-    code_.ins(fmt::format("and.b32 {}, {}, 31", r, tid));
+    std::string r = code_.reg(RegClass::b32);
+    code_.ins(fmt::format("and.b32 {}, {}, 31", r, hoisted_.at("tid")));
     return r;
   });
   return hoisted_.at(key);
@@ -38,13 +50,37 @@ const std::string& Emitter::lane() {
 
 const std::string& Emitter::warp() {
   static const std::string key = "warp";
-  lane();  // defines %tid.x
+  lane();  // defines the thread id (and keeps the registers numbered as they always were)
   hoisted(key, [&] {
     std::string r = code_.reg(RegClass::b32);
     code_.ins(fmt::format("shr.u32 {}, {}, 5", r, hoisted_.at("tid")));
     return r;
   });
   return hoisted_.at(key);
+}
+
+// Program k of a block runs on warps [k * num_warps, (k + 1) * num_warps) and waits at barrier
+// k (ids 0-15 are the block's), so programs never wait for each other; its shared memory starts
+// k x its size after tj_smem (the size is known once the body is out: see run()).
+void Emitter::packed_prologue() {
+  Code::Prologue in_prologue(code_);
+  std::string tid = code_.imm(RegClass::b32, "%tid.x"), slot = code_.reg(RegClass::b32);
+  code_.ins(fmt::format("shr.u32 {}, {}, {}", slot, tid, log2_of(32 * options_.num_warps)));
+  std::string block = code_.imm(RegClass::b32, "%ctaid.x"), program = code_.reg(RegClass::b32);
+  code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", program, block, options_.programs_per_block, slot));
+  std::string programs = code_.reg(RegClass::b32);
+  code_.ins(fmt::format("ld.param.u32 {}, [tj_param_programs]", programs));
+  std::string past = code_.reg(RegClass::pred);
+  code_.ins(fmt::format("setp.ge.s32 {}, {}, {}", past, program, programs));
+  code_.ins(fmt::format("@{} ret", past));
+  hoisted_["program_in_block"] = slot;
+  hoisted_["program"] = program;
+  hoisted_["programs"] = programs;
+}
+
+std::string Emitter::barrier() {
+  if (!packed()) return "bar.sync 0";
+  return fmt::format("bar.sync {}, {}", hoisted_.at("program_in_block"), 32 * options_.num_warps);
 }
 
 std::int64_t Emitter::reg_coord(const Layout& l, int dim, int r) {
@@ -76,8 +112,8 @@ std::string Emitter::thread_coord(const Layout& l, int dim) {
     };
     for (auto [bit, basis] : lanes) add(bit, basis);
     for (auto [bit, basis] : warps) add(5 + bit, basis);
-    lane();  // defines %tid.x
-    const std::string tid = hoisted_.at("tid");
+    lane();  // defines the thread id (and keeps the registers numbered as they always were)
+    const std::string tid = thread_id();
     std::string sum;
     for (const Run& run : runs) {
       std::string masked = code_.reg(RegClass::b32), term = masked;
@@ -135,7 +171,14 @@ std::string Emitter::owner_predicate(const Layout& l) {
 
 const std::string& Emitter::shared_base() {
   static const std::string key = "smem";
-  hoisted(key, [&] { return code_.imm(RegClass::b32, "tj_smem"); });
+  hoisted(key, [&] {
+    std::string base = code_.imm(RegClass::b32, "tj_smem");
+    if (!packed()) return base;
+    std::string mine = code_.reg(RegClass::b32);
+    code_.ins(
+        fmt::format("mad.lo.s32 {}, {}, {}, {}", mine, hoisted_.at("program_in_block"), kProgramSharedBytes, base));
+    return mine;
+  });
   return hoisted_.at(key);
 }
 
@@ -162,14 +205,14 @@ Regs Emitter::convert_layout(ir::ValueId v, const Layout& from, const Layout& to
   for (int r = 0; r < from.num_regs(); ++r)
     code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, in, conversion_base() + reg_linear(from, r) * bytes,
                           src[static_cast<std::size_t>(r)]));
-  code_.ins("bar.sync 0");
+  code_.ins(barrier());
   Regs regs;
   for (int r = 0; r < to.num_regs(); ++r) {
     regs.push_back(code_.reg(c));
     code_.ins(
         fmt::format("ld.shared.{} {}, [{}+{}]", st, regs.back(), out, conversion_base() + reg_linear(to, r) * bytes));
   }
-  code_.ins("bar.sync 0");
+  code_.ins(barrier());
   return regs;
 }
 
