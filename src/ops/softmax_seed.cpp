@@ -32,40 +32,33 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
   //  - 8 for 16-bit rows of 8192 (0.96 against 0.89: 32 elements a thread is one 64-byte load each)
   //    and of 16384 (do_bench, 4096 rows: 0.95-0.96 of copy against 0.92-0.93 with 16;
   //    bench/results/seed_configs_76b0877.md and _9e6df0d.md);
-  //  - at 256 columns 2 for f32 and 4 for 16-bit elements (do_bench, 4096 x 256, 5 processes:
-  //    f32 2 warps with 8 stages 0.93 of copy, at or ahead of torch and Triton in 5 of 5, against
-  //    0.88 and 3 of 5 with 4 warps and 4 stages; bf16 4 warps and 4 stages 0.92 and 4 of 5 against
-  //    0.87 and 3 of 5 with 2 and 8; bench/results/seed_configs_processes_86bfb76.md). Five more
-  //    processes at 33210b5 read f32 0.93 again, but torch 1.00 (0.85-1.00): at 7 us neither orders
-  //    consistently (confirm_processes_33210b5.md);
-  //  - 1 at 128 columns and fewer: a warp's shuffles reduce the row with no barrier, 16 bytes a
-  //    thread (do_bench, 65536 x 128 f32 with 4 stages: 0.94 and 0.97 against 0.94 and 0.94 with 2
-  //    warps, in the same files; bf16 0.80 against 0.67 in events, seed_sweep.md).
+  //  - 1 at 256 columns and fewer: a warp's shuffles reduce the row with no barrier (see below).
   if (c.block >= 8192) c.num_warps = elem_bytes == 2 && c.block <= 16384 ? 8 : 16;
-  else if (c.block == 256) c.num_warps = elem_bytes == 4 ? 2 : 4;
-  else if (c.block <= 128) c.num_warps = 1;
+  else if (c.block <= 256) c.num_warps = 1;
   else c.num_warps = detail::warps_for(c.block, 4);
   c.one_row_per_program = c.block >= 2048;
   // 16-bit rows of 16384 over 8 warps: ptxas fits three blocks an SM in 80 registers, where it
   // takes 107 unbounded (two). The op's row kernel of the same shape: 0.96 of copy against 0.94
   // (bench/results/probes_cdcee83.md).
   if (elem_bytes == 2 && c.block == 16384) c.min_blocks_per_sm = 3;
-  // Rows of 256 columns or fewer keep three rows' loads in flight (65536 x 128, probes_feac075.md:
-  // f32 0.94 of copy against 0.89 with one, bf16 0.85 against 0.80; 4096 x 256, probes_a7e8be0.md:
-  // f32 0.96 against 0.94, bf16 0.85 either way). Rows of 128 keep seven (do_bench, 65536 x 128, 5
-  // rounds in one process: f32 0.98 of copy against 0.94 with three, bf16 0.88 against 0.87;
-  // bench/results/seed_configs_727a629.md), as do f32 rows of 256 (see the warps above). Narrower
-  // rows were not measured with more.
-  const bool seven_ahead = c.block == 128 || (c.block == 256 && elem_bytes == 4);
+  // Rows of 256 columns or fewer keep three rows' loads in flight, f32 rows of 128 seven (do_bench,
+  // 65536 x 128, 5 rounds in one process: 0.98 of copy against 0.94 with three;
+  // bench/results/seed_configs_727a629.md).
+  const bool seven_ahead = c.block == 128 && elem_bytes == 4;
   c.num_stages = c.one_row_per_program ? 1 : seven_ahead ? 8 : c.block <= 256 ? 4 : 2;
-  // One-warp programs alone fill half an SM (it holds at most 32 blocks): at 128 columns several
-  // share a block (CUDA events, 65536 x 128, bench/results/packed_programs_2026-12-04.md): f32
-  // four a block 0.97 of copy against 0.95 alone; 16-bit rows two a block with three rows in
-  // flight, 0.96 against 0.92 (their 32 registers let 64 warps an SM run; at seven rows in
-  // flight, 40 registers, 0.94).
-  if (c.block == 128) {
-    c.programs_per_block = elem_bytes == 4 ? 4 : 2;
-    if (elem_bytes == 2) c.num_stages = 4;
+  // One-warp programs alone fill half an SM (it holds at most 32 blocks), so several share a block
+  // (CompileOptions::programs_per_block): four, but two for f32 rows of 256 and 16-bit rows of 128
+  // (do_bench, 3 processes, bench/results/seed_packed_processes_2026-12-04.md, against the
+  // launches before, and torch):
+  //  - 128 columns: f32 0.97 of copy against 0.94 (torch 0.94); 16-bit 0.96 against 0.90 (its 32
+  //    registers at three rows in flight let 64 warps an SM run; CUDA events agree:
+  //    packed_programs_2026-12-04.md);
+  //  - 32 columns: f32 0.91 against 0.72 (torch 0.81), bf16 0.69 against 0.55 (torch 0.60);
+  //  - 256 columns (4096 rows, 7 us: the spread between processes is 0.05-0.1 there), against 2
+  //    warps (f32) and 4 (16-bit) a program alone: f32 0.95 against 0.92, bf16 1.08 against 0.94.
+  if (c.block <= 256) {
+    const bool two = (c.block == 256 && elem_bytes == 4) || (c.block == 128 && elem_bytes == 2);
+    c.programs_per_block = two ? 2 : 4;
   }
   return c;
 }
