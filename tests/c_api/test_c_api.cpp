@@ -78,6 +78,20 @@ TEST_CASE("C API: compiling the seed's persistent kernel gives a handle with its
   const char* ptx = tilejit_stage(b, "ptx");
   REQUIRE_MESSAGE(ptx != nullptr, last_error());
   CHECK(std::string(ptx).find(".minnctapersm 3") != std::string::npos);
+  // Programs sharing a block: the PTX's thread bound counts them (4 warps x 2 programs), and 0
+  // means one, as in a struct from before the field.
+  tilejit_compiled* packed = nullptr;
+  ::setenv("TILEJIT_BACKEND", "cuda", 1);
+  const tilejit_compile_options two_a_block{4, 2, 0, 2};
+  const int packed_rc = tilejit_compile_with("softmax_persistent", args, 8, &two_a_block, &packed);
+  ::unsetenv("TILEJIT_BACKEND");
+  REQUIRE_MESSAGE(packed_rc == 0, last_error());
+  CHECK(std::string(tilejit_stage(packed, "ptx")).find(".maxntid 256, 1, 1") != std::string::npos);
+  const tilejit_compile_options unset{4, 2, 0, 0};
+  ::setenv("TILEJIT_BACKEND", "cuda", 1);
+  REQUIRE(tilejit_compile_with("softmax_persistent", args, 8, &unset, &packed) == 0);
+  ::unsetenv("TILEJIT_BACKEND");
+  CHECK(std::string(tilejit_stage(packed, "ptx")).find(".maxntid 128, 1, 1") != std::string::npos);
   const tilejit_compile_options too_many{4, 2, 17, 1};
   CHECK(tilejit_compile_with("softmax_persistent", args, 8, &too_many, &b) != 0);
   CHECK(last_error().find("min_blocks_per_sm must be between 0 and 16") != std::string::npos);
