@@ -1,8 +1,9 @@
 // Probe: several one-warp programs a thread block. The seed's persistent kernel at 128 columns
 // runs one warp a program, and an SM holds at most 32 blocks, so such programs fill half of the
-// SM's 64 warp slots. Here the generated kernel (packed_programs_kernels.cuh) runs P programs a
-// block of 32 x P threads on a grid sized as tilejit sizes persistent grids (blocks resident at
-// once x SMs, in programs), and, for comparison, one row a program (grid = rows).
+// SM's 64 warp slots. Here the generated kernel, edited by hand (packed_programs_kernels.cuh, which
+// packed_programs.sh writes with pack_programs.py), runs P programs a block of 32 x P threads on a grid sized as
+// tilejit sizes persistent grids (blocks resident at once x SMs, in programs), and, for comparison, one row a program
+// (grid = rows).
 //
 //   packed_programs <rows> [reps]     (rows of 128 columns, f32 and bf16, 8 and 4 stages)
 #include "packed_programs_kernels.cuh"
