@@ -8,7 +8,8 @@ each run, median of the runs); bytes = input read once + output written once. Ev
 is checked against a float64 reference before it is timed.
 
 Usage: python3 bench/softmax_bench.py --lib build/libtilejit_c.so --out DIR [--quick]
-         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B][xP],persistent:W:S[:B][@G][xP],...] [--repeat R]
+         [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B][xP],persistent:W:S[:B][@G][xP],...]
+         [--op-configs "CONFIG[@MxN],..."] [--repeat R]
 Writes DIR/softmax.md (table) and DIR/softmax.png (plot).
 --seed-configs times the seed's kernels at other launch configurations too, the same way, through
 tilejit_compile_with / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
@@ -17,6 +18,8 @@ choices are checked under this harness. An optional last number B asks ptxas for
 may end in "@G": a grid of G programs instead of tilejit_persistent_grid's. Either may end in "xP":
 P programs a thread block (programs_per_block; the seed wrapper's f32 rows of 128 are
 "persistent:1:8x4").
+--op-configs times the library op at configurations of its own too (rows "tilejit_op[CONFIG]", through
+tilejit_softmax_with), each on every shape or, ending in @MxN, on that shape only.
 --repeat R times every implementation R times per shape, round-robin (copy, then each in turn, R
 rounds), and reports the median time and the range of the per-round fractions of C (each round's
 implementation against that round's copy): on shapes of a few tens of microseconds one do_bench
@@ -28,6 +31,7 @@ of those fractions: the same kernel reads differently from one process to the ne
 clocks), more than between rounds of one process.
 """
 import argparse
+import ctypes
 import datetime
 import os
 import statistics
@@ -103,6 +107,21 @@ class Tilejit:
             return y
         return launch
 
+    def op_launch(self, config, x, y):
+        """A launcher of the library op at a configuration of its own (tilejit_softmax_with's
+        options.config, in the words ops::describe writes), its options built once."""
+        rows, cols = x.shape
+        self.lib.softmax_plan(rows, cols, DTYPES[x.dtype], config=config)  # raises if it cannot run the shape
+        options = tilejit.SoftmaxOptions(tilejit.CUDA, 0, 0, config.encode())
+        call = self.lib.c.tilejit_softmax_with
+        args = (y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0), DTYPES[x.dtype], DTYPES[y.dtype],
+                torch.cuda.current_stream().cuda_stream, ctypes.byref(options))
+
+        def launch():
+            self.lib._check(call(*args))
+            return y
+        return launch
+
     def op(self, x, y):
         rows, cols = x.shape
         self.lib.softmax(y.data_ptr(), x.data_ptr(), rows, cols, x.stride(0), y.stride(0), DTYPES[x.dtype],
@@ -164,6 +183,9 @@ def main():
     ap.add_argument("--seed-configs", default="",
                     help="comma-separated seed launches to time as well: simple:W[:B][xP] or "
                     "persistent:W:S[:B][@G][xP]")
+    ap.add_argument("--op-configs", default="",
+                    help="comma-separated configurations of the op's own to time as well, each in ops::describe's "
+                    "words and optionally ending in @MxN (only that shape)")
     ap.add_argument("--repeat", type=int, default=1, help="timed rounds per shape (median, and the range)")
     ap.add_argument("--processes", type=int, default=1, help="fresh processes to repeat the run in (median, range)")
     ap.add_argument("--json", default="", help=argparse.SUPPRESS)  # a child's rows, for --processes
@@ -184,6 +206,7 @@ def main():
         shapes = QUICK_SHAPES if args.quick else SHAPES
     shapes = [s for s in shapes if args.min_n <= s[1] <= args.max_n]
     seed_configs = [c for c in args.seed_configs.split(",") if c]
+    op_configs = [c.partition("@")[::2] for c in args.op_configs.split(",") if c.strip()]
     rows = []
     for dtype in (torch.float32, torch.bfloat16):
         for m, n in shapes:
@@ -203,6 +226,9 @@ def main():
             impls = {k: v for k, v in impls.items() if k in wanted}
             for spec in seed_configs:
                 impls[f"tilejit_seed[{spec}]"] = tj.seed_launch(spec, x, y) if seed_ok else None
+            for config, shape in op_configs:
+                if not shape or shape == f"{m}x{n}":
+                    impls[f"tilejit_op[{config.strip()}]"] = tj.op_launch(config.strip(), x, y)
             # Copy first in every round (it is each round's C); the rest in an order --rotate turns.
             names = [k for k in impls if k != "copy"]
             shift = args.rotate % len(names) if names else 0

@@ -60,7 +60,8 @@ A configuration of the op's own, instead of its choice: --config, or --strategy 
   --strategy S            rows_2d, row_in_registers, online, split_row, cluster or group
   --block N               columns a program handles at a time
   --warps N, --stages N   warps per program; loads in flight in loops (also for the seed kernels)
-  --programs-per-block P  seed kernels: programs sharing a thread block (default: the seed's)
+  --programs-per-block P  programs sharing a thread block (seed kernels: default the seed's;
+                          the op: rows_2d and row_in_registers, 1 by default)
   --rows-per-program N    rows_2d: rows a program holds
   --splits N              split_row, cluster, group: programs a row is split over
   --grid G                persistent (sized from occupancy) or per_row
@@ -197,7 +198,7 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
   o.kept_bytes = args.integer("kept-bytes");
   const bool shaped = args.given("block") || args.given("rows-per-program") || args.given("splits") ||
                       args.given("grid") || args.given("min-blocks") || args.given("stat-cols") ||
-                      args.flag("overlap") || args.flag("interleave");
+                      args.given("programs-per-block") || args.flag("overlap") || args.flag("interleave");
   if (args.given("config")) {
     if (args.given("strategy") || shaped || args.given("warps") || args.given("stages"))
       throw Error("--config is the whole configuration: give it without --strategy, --block, --warps and the rest");
@@ -220,11 +221,13 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
     c.interleave = args.flag("interleave");
     c.min_blocks_per_sm = static_cast<int>(args.integer("min-blocks"));
     c.stat_cols = args.integer("stat-cols");
+    c.programs_per_block = static_cast<int>(args.integer("programs-per-block"));
     o.config = c;
   } else if (args.integer("min-blocks") != 0 || args.integer("stat-cols") != 0 || args.flag("overlap") ||
-             args.flag("interleave")) {
+             args.flag("interleave") || args.given("programs-per-block")) {
     throw Error(
-        "--min-blocks, --stat-cols, --overlap and --interleave apply to a forced configuration: give --strategy too");
+        "--min-blocks, --stat-cols, --overlap, --interleave and --programs-per-block apply to a forced configuration "
+        "of the op: give --strategy too");
   }
   return o;
 }

@@ -287,12 +287,13 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
     throw Error(fmt::format("num_warps must be 1, 2, 4, 8, 16 or 32, got {}", block.num_warps));
   if (block.num_stages < 1 || block.num_stages > 8)
     throw Error(fmt::format("num_stages must be between 1 and 8, got {}", block.num_stages));
-  // An SM holds at most 64 warps (2048 threads) and 32 blocks.
-  if (block.min_blocks_per_sm < 0 || block.min_blocks_per_sm > 32 || block.min_blocks_per_sm * block.num_warps > 64)
+  // An SM holds at most 64 warps (2048 threads) and 32 blocks; a block holds every program packed into it.
+  const int block_warps = block.num_warps * std::max(1, block.programs_per_block);
+  if (block.min_blocks_per_sm < 0 || block.min_blocks_per_sm > 32 || block.min_blocks_per_sm * block_warps > 64)
     throw Error(
         fmt::format("min_blocks_per_sm must be between 0 and {} for {} warps a block (an SM holds at most "
                     "64 warps and 32 blocks), got {}",
-                    std::min(32, 64 / block.num_warps), block.num_warps, block.min_blocks_per_sm));
+                    std::min(32, std::max(1, 64 / block_warps)), block_warps, block.min_blocks_per_sm));
   // A block holds at most 1024 threads (32 warps), and each program takes a named barrier of its own (16).
   if (block.programs_per_block < 1 || block.programs_per_block > 16 || block.programs_per_block * block.num_warps > 32)
     throw Error(

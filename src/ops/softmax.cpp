@@ -147,6 +147,7 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.min_blocks_per_sm) s += fmt::format(" min_blocks={}", c.min_blocks_per_sm);
   if (c.stat_cols) s += fmt::format(" stat_cols={}", c.stat_cols);
   if (c.interleave) s += " interleave";
+  if (c.programs_per_block != 1) s += fmt::format(" programs/block={}", c.programs_per_block);
   return s;
 }
 
@@ -180,10 +181,10 @@ bool named_number(std::string_view word, std::string_view& name, std::int64_t& v
 
 SoftmaxConfig parse_config(std::string_view text) {
   constexpr std::string_view kNumbered =
-      " BLOCK= warps= stages= rows/program= splits= cluster= group= min_blocks= stat_cols= ";
+      " BLOCK= warps= stages= rows/program= splits= cluster= group= min_blocks= stat_cols= programs/block= ";
   constexpr const char* kWords =
       "the words after the strategy are BLOCK=N, warps=N, stages=N, rows/program=N, splits=N, cluster=N, group=N, "
-      "grid=persistent|per_row, overlap, interleave, min_blocks=N and stat_cols=N";
+      "grid=persistent|per_row, overlap, interleave, min_blocks=N, stat_cols=N and programs/block=N";
   const std::vector<std::string_view> words = detail::words(text);
   auto fail = [&](const std::string& why) { throw Error(fmt::format("softmax configuration '{}': {}", text, why)); };
   SoftmaxConfig c;
@@ -228,6 +229,8 @@ SoftmaxConfig parse_config(std::string_view text) {
       c.min_blocks_per_sm = static_cast<int>(std::min<std::int64_t>(v, 1 << 20));
     } else if (name == "stat_cols") {
       c.stat_cols = v;
+    } else if (name == "programs/block") {
+      c.programs_per_block = static_cast<int>(std::min<std::int64_t>(v, 1 << 20));
     } else if (has_set && (name == "splits" || name == "cluster" || name == "group")) {
       fail(fmt::format("'{}' does not apply to {}: its programs a row are {}=N", w, strategy_name(c.strategy),
                        set_word));

@@ -145,7 +145,13 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
   if (c.overlap && c.strategy != SoftmaxStrategy::group) fail("only groups overlap their exchanges");
   if (c.interleave && c.strategy != SoftmaxStrategy::group && c.strategy != SoftmaxStrategy::cluster)
     fail("only clusters and groups walking their slices interleave their blocks");
-  if (c.min_blocks_per_sm < 0 || c.min_blocks_per_sm > 32 || c.min_blocks_per_sm * c.num_warps > 64)
+  if (c.programs_per_block < 1 || c.programs_per_block > 16 || c.programs_per_block * c.num_warps > 32)
+    fail("programs_per_block must be 1 to 16, with at most 32 warps a block");
+  if (c.programs_per_block != 1 && c.strategy != SoftmaxStrategy::rows_2d &&
+      c.strategy != SoftmaxStrategy::row_in_registers)
+    fail("only rows_2d and row_in_registers share thread blocks between programs");
+  if (c.min_blocks_per_sm < 0 || c.min_blocks_per_sm > 32 ||
+      c.min_blocks_per_sm * c.num_warps * c.programs_per_block > 64)
     fail("min_blocks_per_sm must be 0 to 32, and an SM holds at most 64 warps");
   if (c.stat_cols != 0 && (!pow2(c.stat_cols) || c.stat_cols > c.block))
     fail("stat_cols must be 0 (the default) or a power of two up to block");

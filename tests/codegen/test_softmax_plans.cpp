@@ -10,6 +10,7 @@
 #include "jit/build_choice.h"
 #include "scoped_env.h"
 #include "src/ops/softmax_internal.h"
+#include "tilejit/error.h"
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_autotune.h"
 #include "tilejit/tilejit.h"
@@ -185,6 +186,55 @@ TEST_CASE("the autotuner tries short rows with three row blocks in flight on CUD
   };
   CHECK(stages_in(Backend::cuda) == std::set<int>{1, 2, 4});
   if (has_cpu_backend()) CHECK(stages_in(Backend::cpu) == std::set<int>{1, 2});
+}
+
+TEST_CASE("the autotuner packs one- and two-warp short-row programs into shared blocks on CUDA only") {
+  auto packings_in = [](Backend b) {
+    std::set<std::pair<int, int>> out;  // (warps, programs a block)
+    for (const auto& c : ops::softmax_candidates(65536, 128, DType::bf16, b)) {
+      CAPTURE(ops::describe(c));
+      CHECK((c.programs_per_block == 1 || c.strategy == ops::SoftmaxStrategy::rows_2d));
+      out.insert({c.num_warps, c.programs_per_block});
+    }
+    return out;
+  };
+  const auto cuda = packings_in(Backend::cuda);
+  CHECK(cuda.count({1, 4}) == 1);
+  CHECK(cuda.count({2, 2}) == 1);
+  CHECK(cuda.count({1, 1}) == 1);
+  for (auto [warps, programs] : cuda) CHECK((programs == 1 || warps <= 2));
+  if (has_cpu_backend())
+    for (auto [warps, programs] : packings_in(Backend::cpu)) CHECK(programs == 1);
+}
+
+TEST_CASE("a packed short-row configuration compiles to blocks of several programs under both generators") {
+  // bf16 32768 x 512 as one-warp programs of two rows each, four programs a block of 128 threads.
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  o.config = ops::parse_config("rows_2d BLOCK=512 warps=1 rows/program=2 grid=per_row programs/block=4");
+  for (const char* codegen : {"cuda", "ptx"}) {
+    CAPTURE(codegen);
+    setenv("TILEJIT_CODEGEN", codegen, 1);
+    auto kernels = ops::compile_softmax(Pointer{0x10000, DType::bf16}, Pointer{0x20000, DType::bf16}, 32768, 512, 512,
+                                        512, false, o);
+    unsetenv("TILEJIT_CODEGEN");
+    REQUIRE(kernels.size() == 1);
+    CHECK(kernels[0]->metadata().programs_per_block == 4);
+    CHECK(kernels[0]->metadata().key.find(" programs=4") != std::string::npos);
+    CHECK(kernels[0]->stage("ptx").find(".maxntid 128, 1, 1") != std::string::npos);
+  }
+  // Where packing does not apply, or would not fit, the configuration is refused by name.
+  const std::pair<const char*, const char*> refused[] = {
+      {"online BLOCK=1024 warps=4 programs/block=2", "only rows_2d and row_in_registers share thread blocks"},
+      {"rows_2d BLOCK=512 warps=16 rows/program=2 programs/block=4", "at most 32 warps a block"},
+      {"rows_2d BLOCK=512 warps=1 rows/program=2 programs/block=17", "programs_per_block must be 1 to 16"},
+      {"rows_2d BLOCK=512 warps=2 rows/program=2 programs/block=4 min_blocks=9", "at most 64 warps"},
+  };
+  for (const auto& [text, why] : refused) {
+    CAPTURE(text);
+    o.config = ops::parse_config(text);
+    CHECK_THROWS_WITH_AS(ops::plan_softmax(32768, 512, DType::bf16, DType::bf16, o), doctest::Contains(why), Error);
+  }
 }
 
 TEST_CASE("the autotuner tries groups on CUDA for rows past a cluster, holding or walking their slices") {
@@ -422,7 +472,7 @@ TEST_CASE("occupancy variants of walked slices stop at the 1024 threads an SM th
 TEST_CASE("parse_config reads back what describe writes, for every candidate the autotuner tries") {
   std::size_t read = 0;
   std::set<std::string> strategies;
-  bool per_row = false, overlap = false, interleave = false;
+  bool per_row = false, overlap = false, interleave = false, packed = false;
   for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{65536, 32},
                             {4096, 1000},
                             {4096, 16384},
@@ -436,6 +486,7 @@ TEST_CASE("parse_config reads back what describe writes, for every candidate the
         ops::SoftmaxConfig bounded = c;
         bounded.min_blocks_per_sm = 3;
         bounded.stat_cols = 8;
+        packed = packed || c.programs_per_block != 1;
         for (const ops::SoftmaxConfig& v : {c, bounded}) {
           CAPTURE(ops::describe(v));
           CHECK(ops::parse_config(ops::describe(v)) == v);
@@ -451,6 +502,7 @@ TEST_CASE("parse_config reads back what describe writes, for every candidate the
   CHECK(per_row);
   CHECK(overlap);
   CHECK(interleave);
+  CHECK(packed);
   CHECK(read > 100);
   // Words in any order, spaces and tabs between them; what is left out keeps its default.
   ops::SoftmaxConfig group{ops::SoftmaxStrategy::group, 8192, 16, 2, 1, 64};

@@ -95,6 +95,14 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   CHECK(plan.config == result.best);
   CHECK(ops::plan_softmax(50, 290, DType::bf16, DType::bf16, o).source == ops::ConfigSource::table);
   CHECK(ops::plan_softmax(50, 2000, DType::f32, DType::f32, o).source == ops::ConfigSource::table);
+  // Programs sharing a block are written as "programs=N" and read back (another band: bf16).
+  SoftmaxConfig packed{SoftmaxStrategy::rows_2d, 512, 1, 1, 2, 1, ops::SoftmaxGrid::per_row};
+  packed.programs_per_block = 4;
+  tune.candidates = {packed};
+  CHECK(ops::tune_softmax(rows, cols, DType::bf16, tune).best == packed);
+  CHECK(read_all(path).find("2 6 9 : rows_2d 512 1 1 2 1 per_row programs=4\n") != std::string::npos);
+  ops::forget_softmax_tuning();
+  CHECK(ops::tuned_softmax_config(50, 290, DType::bf16, backend()) == packed);
 
   // The tuned plan computes softmax.
   std::vector<float> x = random_floats(static_cast<std::size_t>(50 * 290), -5.f, 5.f, 4);
@@ -176,27 +184,42 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   REQUIRE(interleaved);
   CHECK(interleaved->interleave);
   CHECK(interleaved->stat_cols == 16);
-  for (const char* bad : {"tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 per_row\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 sideways\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent overlap\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent interleave\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 1 1 3 persistent interleaved\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : group 256 4 1 1 3 persistent overlapped\n",
-                          // A group holding its slices overlapped: at most 16 blocks a program (512 / 2 / 8 = 32).
-                          "tilejit-softmax-autotune v2\n4 6 9 : group 8 4 1 1 2 persistent overlap\n",
-                          "tilejit-softmax-autotune v1\n4 6 9 : group 64 4 1 1 3 overlap\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=0\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=x\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=\n",
-                          // 4 warps a block: at most 16 blocks an SM.
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=17\n",
-                          "tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 min_blocks=2\n",
-                          // stat_cols: a power of two up to the block.
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=0\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=3\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=256\n",
-                          "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_colsx=4\n"}) {
+  // ... and in "programs=N" (SoftmaxConfig::programs_per_block; short-row strategies only).
+  {
+    std::ofstream f(path, std::ios::trunc);
+    f << "tilejit-softmax-autotune v2\n4 6 9 : rows_2d 512 1 4 2 1 persistent programs=4 min_blocks=8\n";
+  }
+  ops::forget_softmax_tuning();
+  auto four_a_block = ops::tuned_softmax_config(50, 290, DType::f32, backend());
+  REQUIRE(four_a_block);
+  CHECK(four_a_block->programs_per_block == 4);
+  CHECK(four_a_block->min_blocks_per_sm == 8);
+  for (const char* bad :
+       {"tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 per_row\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent programs=2\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : rows_2d 512 1 1 2 1 persistent programs=0\n",
+        // 2 warps x 4 programs a block: at most 8 blocks an SM.
+        "tilejit-softmax-autotune v2\n4 6 9 : rows_2d 512 2 1 2 1 persistent programs=4 min_blocks=9\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 sideways\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent overlap\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent interleave\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : group 64 4 1 1 3 persistent interleaved\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : group 256 4 1 1 3 persistent overlapped\n",
+        // A group holding its slices overlapped: at most 16 blocks a program (512 / 2 / 8 = 32).
+        "tilejit-softmax-autotune v2\n4 6 9 : group 8 4 1 1 2 persistent overlap\n",
+        "tilejit-softmax-autotune v1\n4 6 9 : group 64 4 1 1 3 overlap\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=0\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=x\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=\n",
+        // 4 warps a block: at most 16 blocks an SM.
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent min_blocks=17\n",
+        "tilejit-softmax-autotune v1\n4 6 9 : online 128 4 1 1 1 min_blocks=2\n",
+        // stat_cols: a power of two up to the block.
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=0\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=3\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_cols=256\n",
+        "tilejit-softmax-autotune v2\n4 6 9 : online 128 4 1 1 1 persistent stat_colsx=4\n"}) {
     {
       std::ofstream f(path, std::ios::trunc);
       f << bad;

@@ -389,6 +389,38 @@ TEST_CASE("softmax op: persistent grids with the next row's loads in flight, and
                        doctest::Contains("split_row launches one program per (chunk, row) already"), Error);
 }
 
+TEST_CASE("softmax op: several programs a thread block, the last block part-empty") {
+  // SoftmaxConfig::programs_per_block on rows_2d and row_in_registers, persistent and per row;
+  // 9001 rows of 101 leave the last block with fewer programs than it holds (per row: 4501 row
+  // pairs over 4 or 3 programs a block), 7 rows fewer programs than one block holds. The CPU
+  // backend runs the programs unpacked: the same answers.
+  for (auto grid : {ops::SoftmaxGrid::persistent, ops::SoftmaxGrid::per_row})
+    for (int programs : {2, 3, 4})
+      for (std::int64_t rows : {9001, 7}) {
+        CAPTURE(ops::grid_name(grid));
+        CAPTURE(programs);
+        SoftmaxConfig tile{SoftmaxStrategy::rows_2d, 128, 1, grid == ops::SoftmaxGrid::persistent ? 2 : 1, 2, 1, grid};
+        tile.programs_per_block = programs;
+        check({.rows = rows, .cols = 101, .config = tile});
+        SoftmaxConfig row{SoftmaxStrategy::row_in_registers, 256, 2, 1, 1, 1, grid};
+        row.programs_per_block = programs;
+        check({.rows = rows, .cols = 200, .config = row});
+      }
+  SoftmaxConfig strided{SoftmaxStrategy::rows_2d, 512, 1, 4, 2, 1, ops::SoftmaxGrid::persistent};
+  strided.programs_per_block = 4;
+  check({.rows = 333,
+         .cols = 509,
+         .in_stride = 515,
+         .out_stride = 511,
+         .in_offset = 1,
+         .in_type = DType::bf16,
+         .out_type = DType::bf16,
+         .log = true,
+         .config = strided});
+  strided.num_warps = 2;
+  check({.rows = 333, .cols = 509, .in_type = DType::f16, .out_type = DType::f32, .config = strided});
+}
+
 TEST_CASE("softmax op: 16-bit and mixed element types, log_softmax") {
   const std::pair<DType, DType> types[] = {
       {DType::f16, DType::f16}, {DType::bf16, DType::bf16}, {DType::f32, DType::bf16}, {DType::f16, DType::f32}};

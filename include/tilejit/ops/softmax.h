@@ -89,6 +89,10 @@ struct SoftmaxConfig {
   /// row instead of a slice of contiguous blocks, so the set's reads move along the row together.
   /// Refused for other strategies; clusters and groups holding their slices ignore it.
   bool interleave = false;
+  /// rows_2d and row_in_registers on CUDA: programs sharing one thread block
+  /// (CompileOptions::programs_per_block), so programs of one or two warps are not capped by the
+  /// SM's 32 blocks. 1: a block each. The CPU backend runs the same programs unpacked.
+  int programs_per_block = 1;
   bool operator==(const SoftmaxConfig&) const = default;
 };
 
@@ -96,7 +100,7 @@ struct SoftmaxConfig {
 std::string describe(const SoftmaxConfig& c);
 /// The configuration describe() wrote: the strategy, then words in any order (BLOCK=N, warps=N,
 /// stages=N, rows/program=N, splits=N | cluster=N | group=N as the strategy names its set,
-/// grid=G, overlap, interleave, min_blocks=N, stat_cols=N); what is left out keeps SoftmaxConfig's
+/// grid=G, overlap, interleave, min_blocks=N, stat_cols=N, programs/block=N); what is left out keeps SoftmaxConfig's
 /// default, BLOCK excepted. Throws tilejit::Error naming the word it cannot use. Whether the
 /// configuration can run a shape is checked where it runs.
 SoftmaxConfig parse_config(std::string_view text);
