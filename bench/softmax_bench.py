@@ -9,7 +9,7 @@ is checked against a float64 reference before it is timed.
 
 Usage: python3 bench/softmax_bench.py --lib build/libtilejit_c.so --out DIR [--quick]
          [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B][xP],persistent:W:S[:B][@G][xP],...]
-         [--op-configs "CONFIG[@MxN],..."] [--repeat R]
+         [--op-configs "CONFIG[@MxN],..."] [--op-configs-file FILE] [--repeat R]
 Writes DIR/softmax.md (table) and DIR/softmax.png (plot).
 --seed-configs times the seed's kernels at other launch configurations too, the same way, through
 tilejit_compile_with / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
@@ -19,7 +19,8 @@ may end in "@G": a grid of G programs instead of tilejit_persistent_grid's. Eith
 P programs a thread block (programs_per_block; the seed wrapper's f32 rows of 128 are
 "persistent:1:8x4").
 --op-configs times the library op at configurations of its own too (rows "tilejit_op[CONFIG]", through
-tilejit_softmax_with), each on every shape or, ending in @MxN, on that shape only.
+tilejit_softmax_with), each on every shape or, ending in @MxN, on that shape only; --op-configs-file
+reads them one a line.
 --repeat R times every implementation R times per shape, round-robin (copy, then each in turn, R
 rounds), and reports the median time and the range of the per-round fractions of C (each round's
 implementation against that round's copy): on shapes of a few tens of microseconds one do_bench
@@ -186,6 +187,8 @@ def main():
     ap.add_argument("--op-configs", default="",
                     help="comma-separated configurations of the op's own to time as well, each in ops::describe's "
                     "words and optionally ending in @MxN (only that shape)")
+    ap.add_argument("--op-configs-file", default="",
+                    help="the same, one a line (# comments): configurations keep their spaces through shell variables")
     ap.add_argument("--repeat", type=int, default=1, help="timed rounds per shape (median, and the range)")
     ap.add_argument("--processes", type=int, default=1, help="fresh processes to repeat the run in (median, range)")
     ap.add_argument("--json", default="", help=argparse.SUPPRESS)  # a child's rows, for --processes
@@ -206,7 +209,11 @@ def main():
         shapes = QUICK_SHAPES if args.quick else SHAPES
     shapes = [s for s in shapes if args.min_n <= s[1] <= args.max_n]
     seed_configs = [c for c in args.seed_configs.split(",") if c]
-    op_configs = [c.partition("@")[::2] for c in args.op_configs.split(",") if c.strip()]
+    op_specs = args.op_configs.split(",")
+    if args.op_configs_file:
+        with open(args.op_configs_file) as f:
+            op_specs += [line.split("#")[0] for line in f]
+    op_configs = [tuple(part.strip() for part in c.partition("@")[::2]) for c in op_specs if c.strip()]
     rows = []
     for dtype in (torch.float32, torch.bfloat16):
         for m, n in shapes:
