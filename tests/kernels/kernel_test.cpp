@@ -1,6 +1,10 @@
 #include "kernel_test.h"
 
+#include <doctest/doctest.h>
+
 #include <limits>
+
+#include "softmax_reference.h"
 
 namespace tilejit::testing {
 
@@ -21,6 +25,13 @@ std::vector<float> softmax_input(std::int64_t rows, std::int64_t cols, unsigned 
   if (rows > 3 && cols > 1)
     for (std::int64_t c = 0; c < cols; ++c) at(3, c) = -inf;  // row 3: all -inf
   return x;
+}
+
+void check_f32_rows(const Buffer& out, const std::vector<double>& ref, std::int64_t rows, std::int64_t cols) {
+  auto cmp = examples::compare_rows(out.download<float>(), ref, rows, cols, cols);
+  CAPTURE(cmp.worst_row);
+  CHECK(cmp.nan_mismatches == 0);
+  CHECK(cmp.max_rel_error <= 1e-5);
 }
 
 }  // namespace tilejit::testing
