@@ -269,6 +269,10 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
   auto add = [&](SoftmaxConfig c) {
     if (detail::config_fits(c, rows, cols) && std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   };
+  auto packed = [](SoftmaxConfig c, int programs_per_block) {
+    c.programs_per_block = programs_per_block;
+    return c;
+  };
   // Elements per thread per block between 2 and 64: fewer wastes lanes, more spills.
   auto warps_ok = [](std::int64_t elements, int w) { return elements >= 64 * w && elements <= 2048 * w; };
   // Persistent grids with and without the next row's loads in flight, and one program per row
@@ -289,8 +293,8 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
           if (warps_ok(r * width, w) && (p == 1 || w <= 2)) {
             for (int s : short_row_stages)
               if (s < 4 || r * width <= 16 * 32 * w)
-                add({SoftmaxStrategy::rows_2d, width, w, s, r, 1, persistent, false, 0, 0, false, p});
-            add({SoftmaxStrategy::rows_2d, width, w, 1, r, 1, per_row, false, 0, 0, false, p});
+                add(packed({SoftmaxStrategy::rows_2d, width, w, s, r, 1, persistent}, p));
+            add(packed({SoftmaxStrategy::rows_2d, width, w, 1, r, 1, per_row}, p));
           }
   if (width <= 32768)
     for (int w : {4, 8, 16})
