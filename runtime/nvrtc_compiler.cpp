@@ -104,12 +104,19 @@ PtxasInfo parse_ptxas_info(const std::string& log) {
   // ptxas -v prints, per function:
   //   ptxas info    : Used 78 registers, used 0 barriers, 1024 bytes smem, 380 bytes cmem[0]
   //   ptxas         .     16 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
+  // The ptxas program of CUDA 13 prints the second line without its prefix:
+  //       16 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
   PtxasInfo info;
   std::istringstream lines(log);
   std::string line;
   auto take = [](int& field, int value) { field = std::max(field, value); };
+  auto unprefixed_properties = [](const std::string& l) {
+    const std::size_t first = l.find_first_not_of(" \t");
+    return first != std::string::npos && first > 0 && std::isdigit(static_cast<unsigned char>(l[first])) &&
+           l.find(" bytes stack frame") != std::string::npos;
+  };
   while (std::getline(lines, line)) {
-    if (line.find("ptxas") == std::string::npos) continue;
+    if (line.find("ptxas") == std::string::npos && !unprefixed_properties(line)) continue;
     if (auto at = line.find("Used "); at != std::string::npos && line.find(" registers", at) != std::string::npos) {
       if (int n = number_after(line, at + 5); n >= 0) {
         info.valid = true;

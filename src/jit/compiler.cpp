@@ -140,6 +140,9 @@ void add_toolchain_components(KeyComponents& parts, const std::string& source, c
   std::string joined;
   for (const auto& o : tc.options) joined += (joined.empty() ? "" : " ") + o;
   parts.emplace_back("tilejit", TILEJIT_VERSION);
+  // How the assembler's report is read: entries from before spills were read off the CUDA 13
+  // ptxas program's report (which recorded none) are built again rather than trusted.
+  parts.emplace_back("report", "2");
   parts.emplace_back(tc.name, tc.version);
   parts.emplace_back("llvm", llvm_version_name());
   parts.emplace_back(std::string(tc.name) + "_options", joined);

@@ -132,4 +132,19 @@ TEST_CASE("parse_ptxas_info reads ptxas -v lines") {
   CHECK(info.spill_load_bytes == 12);
   CHECK(info.static_shared_bytes == 2048);
   CHECK_FALSE(rt::parse_ptxas_info("").valid);
+  // The ptxas program of CUDA 13 prints the function's properties without the "ptxas" prefix.
+  const std::string cli_log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Function properties for k\n"
+      "    488 bytes stack frame, 1240 bytes spill stores, 1232 bytes spill loads\n"
+      "ptxas info    : Used 48 registers, used 1 barriers, 488 bytes cumulative stack size\n"
+      "ptxas info    : Compile time = 48.916 ms\n";
+  info = rt::parse_ptxas_info(cli_log);
+  CHECK(info.registers == 48);
+  CHECK(info.stack_frame_bytes == 488);
+  CHECK(info.spill_store_bytes == 1240);
+  CHECK(info.spill_load_bytes == 1232);
+  // A line of the user's own that merely mentions spills is not ptxas's report.
+  CHECK(rt::parse_ptxas_info("note: 4 bytes stack frame, 4 bytes spill stores\n").spill_store_bytes == 0);
 }
