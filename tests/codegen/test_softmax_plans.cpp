@@ -96,13 +96,19 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
   ops::SoftmaxOptions cuda;
   cuda.backend = Backend::cuda;
   for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{4096, 256},
+                            {4096, 1024},
+                            {4096, 2048},
+                            {4096, 4096},
+                            {4096, 8192},
                             {4096, 16384},
                             {4096, 65536},
                             {4096, 262144},
                             {16, 4 << 20},
                             {1, 16 << 20},
                             {128, 1 << 20},
+                            {1, 1 << 20},
                             {65536, 32},
+                            {65536, 128},
                             {32768, 512}})
     for (DType t : {DType::f32, DType::bf16}) {
       CAPTURE(rows);
@@ -113,9 +119,9 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
       cuda.config = *c;
       CAPTURE(ops::describe(*c));
       // The builds the default (tiered) generator settles on spill nothing. Each generator alone
-      // spills 4 bytes on one entry under its blocks-an-SM bound (ptxas 13.0): the PTX generator's
-      // clusters of 16 at bf16 4096 x 262144, NVRTC's clusters of 8 at bf16 4096 x 65536; tiered
-      // builds the other and keeps it.
+      // spills a few bytes on two entries under their blocks-an-SM bounds (ptxas 13.0): the PTX
+      // generator's at bf16 4096 x 2048 (12) and 4096 x 262144 (4), NVRTC's at bf16 4096 x 65536
+      // (4) and f32 65536 x 128 (12); tiered builds the other and keeps it.
       auto kernels = [&] {
         return ops::compile_softmax(Pointer{0x10000, t}, Pointer{0x20000, t}, rows, cols, cols, cols, false, cuda);
       };
