@@ -60,6 +60,9 @@ A configuration of the op's own, instead of its choice: --config, or --strategy 
   --strategy S            rows_2d, row_in_registers, online, split_row, cluster or group
   --block N               columns a program handles at a time
   --warps N, --stages N   warps per program; loads in flight in loops (also for the seed kernels)
+  --prefetch-in-shared    seed kernels: rows too wide to prefetch in registers (more than 32
+                          elements a thread) reach the persistent loop's next iteration through
+                          shared memory (CompileOptions::prefetch_in_shared)
   --programs-per-block P  programs sharing a thread block (seed kernels: default the seed's;
                           the op: rows_2d and row_in_registers, 1 by default)
   --rows-per-program N    rows_2d: rows a program holds
@@ -68,7 +71,8 @@ A configuration of the op's own, instead of its choice: --config, or --strategy 
   --overlap               a group overlaps each row's exchange with the next row's reads (rows
                           wider than block x group: each program holds its slice whole)
   --interleave            walking programs take every set-size-th block of the row
-  --min-blocks N          blocks each SM should hold, registers capped to fit (0: no bound)
+  --min-blocks N          blocks each SM should hold, registers capped to fit (0: no bound; also for
+                          the seed kernels, whose own is the seed's unless --warps is given)
   --stat-cols N           columns each running max and sum of a walk covers (0: the default)
 )";
 
@@ -78,8 +82,9 @@ struct Plan {
   int num_warps, num_stages;
   DType dtype;
   bool log;
-  int min_blocks_per_sm = 0;   // the seed's (ops::seed_config), unless --warps is given
+  int min_blocks_per_sm = 0;   // the seed's (ops::seed_config), unless --warps or --min-blocks is given
   int programs_per_block = 1;  // the seed's, unless --warps or --programs-per-block is given
+  bool prefetch_in_shared = false;
 };
 
 // The seed kernel's compile options for a plan.
@@ -87,6 +92,7 @@ CompileOptions seed_options(const Plan& p, Backend backend) {
   CompileOptions o{p.num_warps, p.num_stages, "", backend};
   o.min_blocks_per_sm = p.min_blocks_per_sm;
   o.programs_per_block = p.programs_per_block;
+  o.prefetch_in_shared = p.prefetch_in_shared;
   return o;
 }
 
@@ -325,6 +331,8 @@ int run(const examples::CliArgs& args) {
   if (p.rows < 1 || p.cols < 1) throw Error("--rows and --cols must be positive");
   if (p.kernel != "op" && (p.log || args.flag("tune") || args.given("strategy") || args.given("config")))
     throw Error("--log, --tune, --strategy and --config need --kernel op");
+  if (p.kernel == "op" && args.flag("prefetch-in-shared"))
+    throw Error("--prefetch-in-shared applies to the seed kernels: give --kernel persistent");
   const std::string& backend = args.str("backend");
   if (!backend.empty() && backend != "cuda" && backend != "cpu")
     throw Error(fmt::format("unknown --backend '{}' (cuda or cpu)", backend));
@@ -342,13 +350,16 @@ int run(const examples::CliArgs& args) {
     if (p.block > 16384) throw Error(fmt::format("--cols {} is wider than the seed kernel holds (16384)", p.cols));
     const ops::SeedConfig seed = ops::seed_config(p.cols, dtype_size(p.dtype));
     p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps")) : seed.num_warps;
-    p.min_blocks_per_sm = args.given("warps") ? 0 : seed.min_blocks_per_sm;
+    p.min_blocks_per_sm = args.given("min-blocks") ? static_cast<int>(args.integer("min-blocks"))
+                          : args.given("warps")    ? 0
+                                                   : seed.min_blocks_per_sm;
     p.programs_per_block = args.given("programs-per-block") ? static_cast<int>(args.integer("programs-per-block"))
                            : args.given("warps")            ? 1
                                                             : seed.programs_per_block;
     // The library's stages, but at least the next row in flight: where it launches one program per
     // row (1 stage, no loop), this runs the persistent loop all the same.
     p.num_stages = args.given("stages") ? static_cast<int>(args.integer("stages")) : std::max(seed.num_stages, 2);
+    p.prefetch_in_shared = args.flag("prefetch-in-shared");
     const CompiledKernel& k = seed_cuda_kernel(p);
     const auto& md = k.metadata();
     const std::string packed =
@@ -410,7 +421,8 @@ int main(int argc, char** argv) {
       {"stat-cols", "0"}, {"config", ""},         {"programs-per-block", "1"}};
   std::optional<examples::CliArgs> args;
   try {
-    args.emplace(argc, argv, defaults, std::initializer_list<std::string>{"log", "tune", "overlap", "interleave"});
+    args.emplace(argc, argv, defaults,
+                 std::initializer_list<std::string>{"log", "tune", "overlap", "interleave", "prefetch-in-shared"});
   } catch (const Error& e) {
     fmt::print(stderr, "tilejit-softmax: {} (tilejit-softmax --help lists the options)\n", e.what());
     return 1;

@@ -140,6 +140,13 @@ struct CompileOptions {
   /// num_programs keep their meaning: the launch grid still counts programs. Part of the key;
   /// the CPU backend ignores it.
   int programs_per_block = 1;
+  /// CUDA: in loops pipelined with num_stages >= 2, a load too wide to prefetch in registers
+  /// (more than 32 elements a thread, where two copies would spill) is prefetched one iteration
+  /// ahead through shared memory instead (a stash of its block filled by cp.async, as Triton's
+  /// pipeliner does), rather than not at all. Costs the block's bytes of shared memory per such
+  /// load; not with programs_per_block > 1. Off by default until its speed has been measured
+  /// against the launches it would replace. Part of the key; the CPU backend ignores it.
+  bool prefetch_in_shared = false;
 };
 
 /// How a kernel is launched: its compile options plus the stream (CUDA) or the number of
@@ -153,8 +160,9 @@ struct LaunchOptions {
   /// CPU backend: at most this many threads (0: TILEJIT_CPU_THREADS when set, else every core).
   int cpu_threads = 0;
   GpuCodegen codegen = GpuCodegen::automatic;
-  int min_blocks_per_sm = 0;   ///< see CompileOptions::min_blocks_per_sm
-  int programs_per_block = 1;  ///< see CompileOptions::programs_per_block
+  int min_blocks_per_sm = 0;        ///< see CompileOptions::min_blocks_per_sm
+  int programs_per_block = 1;       ///< see CompileOptions::programs_per_block
+  bool prefetch_in_shared = false;  ///< see CompileOptions::prefetch_in_shared
 };
 
 /// What the compiler knows about a compiled kernel, available without a GPU.
@@ -168,8 +176,9 @@ struct KernelMetadata {
   std::string codegen;
   int num_warps = 4;
   int num_stages = 1;
-  int min_blocks_per_sm = 0;   ///< CompileOptions::min_blocks_per_sm
-  int programs_per_block = 1;  ///< CompileOptions::programs_per_block
+  int min_blocks_per_sm = 0;        ///< CompileOptions::min_blocks_per_sm
+  int programs_per_block = 1;       ///< CompileOptions::programs_per_block
+  bool prefetch_in_shared = false;  ///< CompileOptions::prefetch_in_shared
   /// Programs per thread-block cluster (tl::cluster_* reductions; consecutive along axis 0), else 1.
   int cluster_size = 1;
   /// Programs per group (tl::group_* reductions through global memory; consecutive along axis 0),

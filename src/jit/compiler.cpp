@@ -303,6 +303,11 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
         fmt::format("programs_per_block must be between 1 and {} for {} warps a program (a block holds at "
                     "most 32 warps, and each program takes one of 16 barriers), got {}",
                     std::min(16, 32 / block.num_warps), block.num_warps, block.programs_per_block));
+  if (block.prefetch_in_shared && block.programs_per_block > 1)
+    throw Error(
+        fmt::format("prefetch_in_shared keeps blocks in shared memory, which programs sharing a thread block "
+                    "cannot (programs_per_block = {}): use one of the two",
+                    block.programs_per_block));
   auto k = std::make_unique<CompiledKernel::Impl>();
   auto& md = k->metadata;
   md.kernel_name = req.signature->kernel_name;
@@ -314,6 +319,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   md.num_stages = block.num_stages;
   md.min_blocks_per_sm = block.min_blocks_per_sm;
   md.programs_per_block = block.programs_per_block;
+  md.prefetch_in_shared = block.prefetch_in_shared;
   k->signature = *req.signature;
   k->params = req.params;
   k->components = spec_components(req.params, block, req.arch, req.backend, req.codegen);
@@ -326,7 +332,8 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   passes::canonicalize(f, debug_enabled());
   // Prefetching the next iteration's loads pays on the GPU, where latency is hidden by
   // loads in flight; the CPU's caches and prefetchers do that work there.
-  if (req.backend == Backend::cuda && passes::pipeline_loop_loads(f, block.num_warps, block.num_stages))
+  if (req.backend == Backend::cuda &&
+      passes::pipeline_loop_loads(f, block.num_warps, block.num_stages, block.prefetch_in_shared))
     passes::canonicalize(f, debug_enabled());
   k->stages["ir.lowered"] = ir::print(f);
   md.trace_ms = ms_since(t0);

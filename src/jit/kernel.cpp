@@ -341,6 +341,7 @@ void KernelBase::launch(Grid grid, std::span<const Arg> args, const LaunchOption
   co.num_stages = options.num_stages;
   co.min_blocks_per_sm = options.min_blocks_per_sm;
   co.programs_per_block = options.programs_per_block;
+  co.prefetch_in_shared = options.prefetch_in_shared;
   co.backend = options.backend;
   co.codegen = options.codegen;
   // The arch string is copied only when one is given (an empty one costs nothing).

@@ -111,6 +111,7 @@ KeyComponents spec_components(const std::vector<BoundParam>& params, const Block
   parts.emplace_back("num_stages", std::to_string(block.num_stages));
   if (block.min_blocks_per_sm) parts.emplace_back("min_blocks_per_sm", std::to_string(block.min_blocks_per_sm));
   if (block.programs_per_block != 1) parts.emplace_back("programs_per_block", std::to_string(block.programs_per_block));
+  if (block.prefetch_in_shared) parts.emplace_back("prefetch_in_shared", "1");
   parts.emplace_back("arch", arch);
   if (backend == Backend::cuda) parts.emplace_back("codegen", codegen_name(codegen));
   parts.emplace_back("backend", backend_name(backend));
@@ -131,8 +132,9 @@ std::string specialization_key(const KernelSignature& sig, const std::vector<Bou
   std::string gen = backend == Backend::cuda ? fmt::format(" codegen={}", codegen_name(codegen)) : "";
   std::string min_blocks = block.min_blocks_per_sm ? fmt::format(" min_blocks={}", block.min_blocks_per_sm) : "";
   std::string packed = block.programs_per_block != 1 ? fmt::format(" programs={}", block.programs_per_block) : "";
-  return fmt::format("{}({}) warps={} stages={}{}{} arch={}{} backend={}", sig.kernel_name, args, block.num_warps,
-                     block.num_stages, min_blocks, packed, arch, gen, backend_name(backend));
+  std::string shared = block.prefetch_in_shared ? " prefetch_in_shared" : "";
+  return fmt::format("{}({}) warps={} stages={}{}{}{} arch={}{} backend={}", sig.kernel_name, args, block.num_warps,
+                     block.num_stages, min_blocks, packed, shared, arch, gen, backend_name(backend));
 }
 
 std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, const BlockOptions& block, Backend backend,
@@ -150,6 +152,7 @@ std::uint64_t hash_facts(const ArgFacts* facts, std::size_t n, const BlockOption
   mix(static_cast<std::uint64_t>(block.num_stages));
   mix(static_cast<std::uint64_t>(block.min_blocks_per_sm));
   mix(static_cast<std::uint64_t>(block.programs_per_block));
+  mix(static_cast<std::uint64_t>(block.prefetch_in_shared));
   mix(static_cast<std::uint64_t>(backend));
   mix(static_cast<std::uint64_t>(codegen));
   return h ^ std::hash<std::string_view>{}(arch);

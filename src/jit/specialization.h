@@ -65,15 +65,16 @@ struct BlockOptions {
   int num_stages = 1;
   int min_blocks_per_sm = 0;
   int programs_per_block = 1;
+  bool prefetch_in_shared = false;
   bool operator==(const BlockOptions&) const = default;
 };
 inline BlockOptions block_options(const CompileOptions& o) {
-  return {o.num_warps, o.num_stages, o.min_blocks_per_sm, o.programs_per_block};
+  return {o.num_warps, o.num_stages, o.min_blocks_per_sm, o.programs_per_block, o.prefetch_in_shared};
 }
 
-/// The specialization's parts: each parameter, then num_warps, num_stages, min_blocks_per_sm and
-/// programs_per_block (when not their defaults), arch, the code generator (CUDA only: `codegen` is ptx or cuda there)
-/// and backend.
+/// The specialization's parts: each parameter, then num_warps, num_stages, min_blocks_per_sm,
+/// programs_per_block and prefetch_in_shared (when not their defaults), arch, the code generator (CUDA only: `codegen`
+/// is ptx or cuda there) and backend.
 KeyComponents spec_components(const std::vector<BoundParam>& params, const BlockOptions& block, const std::string& arch,
                               Backend backend, GpuCodegen codegen);
 

@@ -18,9 +18,11 @@ bool eliminate_common_subexpressions(ir::Function& f);
 /// Software pipelining (CUDA): in loops with num_stages >= 2 (the loop's own hint, else
 /// `default_stages`), keeps the loads of the next num_stages - 1 iterations in flight through
 /// loop-carried values. Loads whose block would need more than 32 elements per thread (at
-/// `num_warps`) are left alone: two copies in registers would spill. Beyond one iteration
-/// ahead, the depth stops where the copies in flight would pass 64 elements per thread.
-bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages);
+/// `num_warps`), where two copies in registers would spill, are staged one iteration ahead
+/// through shared memory instead (a one-slot stash filled by cp.async) when `stage_in_shared`
+/// allows it and the stashes fit, else left alone. Beyond one iteration ahead, the register
+/// depth stops where the copies in flight would pass 64 elements per thread.
+bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages, bool stage_in_shared);
 
 /// The standard pipeline: the passes above to a fixed point. Verifies after each pass when
 /// `verify_each` is set (debug builds and TILEJIT_DEBUG=1).

@@ -12,6 +12,18 @@
 // and with three, x0 and x1 are loaded before the loop and carried as (cur, cur1), the body
 // loads iteration i+2s and yields (cur1, nxt). Deeper pipelines are capped by registers: the
 // copies in flight may hold at most kPrefetchBudget elements per thread.
+//
+// A load too large for a second copy in registers (a whole row of a wide persistent softmax) is
+// staged through shared memory instead, one iteration ahead, as Triton's pipeliner does: a
+// one-slot stash the next iteration's block lands in by cp.async while the current one is
+// consumed.
+//
+//   copy(S, p(lo), m(lo) & lo < hi)
+//   for i ... { wait; x = get(S); copy(S, p(i+s), m(i+s) & i < hi-s); use(where(m(i), x, other)) }
+//   wait
+//
+// Each thread copies and reads back only its own elements (the stash's layout), so its own wait
+// is all the synchronization needed; the copy into the slot is issued after the slot's read.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +31,8 @@
 #include "ir/builder.h"
 #include "passes/passes.h"
 #include "passes/rewrite_util.h"
+#include "tilejit/error.h"
+#include "tilejit/tl.h"
 
 namespace tilejit::passes {
 namespace {
@@ -30,8 +44,8 @@ using ir::ValueId;
 
 class LoopPipeliner {
  public:
-  LoopPipeliner(ir::Function& f, int num_warps, int default_stages)
-      : f_(f), num_warps_(num_warps), default_stages_(default_stages) {}
+  LoopPipeliner(ir::Function& f, int num_warps, int default_stages, bool stage_in_shared)
+      : f_(f), num_warps_(num_warps), default_stages_(default_stages), stage_in_shared_(stage_in_shared) {}
 
   // Outer loops first: an inner loop's prologue loads, once placed in the outer body, would
   // qualify there too, and the outer loop would fetch them a whole outer iteration ahead (a
@@ -130,7 +144,20 @@ class LoopPipeliner {
     return {index, b.binary(OpKind::cmp_lt, iv, r.limit)};
   }
 
-  // Returns how many prologue ops were inserted before the loop (0: nothing to pipeline).
+  // Whether a block of type `t` can be staged in a stash of its own: what tl::stash accepts
+  // (rank 1 or 2, power-of-two extents, not i1), within the shared memory the kernel's stashes
+  // may take together.
+  bool stageable(const ir::Type& t, std::int64_t staged_bytes) const {
+    if (!stage_in_shared_ || t.is_bool() || t.shape.empty() || t.shape.size() > 2) return false;
+    for (std::int64_t e : t.shape)
+      if (e <= 0 || (e & (e - 1)) != 0) return false;
+    std::int64_t bytes = staged_bytes + ir::Stash{t, 1}.bytes();
+    for (const ir::Stash& s : f_.stashes) bytes += s.bytes();
+    return bytes <= tl::kMaxStashBytes;
+  }
+
+  // Returns how many prologue ops were inserted before the loop (0: nothing to pipeline); ops
+  // inserted after it are not counted.
   std::size_t pipeline(Region& outer, std::size_t index, int max_depth) {
     Op& loop = outer.ops[index];
     Region& body = loop.regions[0];
@@ -138,25 +165,47 @@ class LoopPipeliner {
     for (const Op& op : body.ops)
       for (ValueId v : op.results) defs_[v] = &op;
     std::vector<std::size_t> loads;
-    std::unordered_set<ValueId> needed;
-    std::int64_t per_thread_total = 0;
+    std::vector<ValueId> staged;  // loads (by result) staged through shared memory
+    std::unordered_set<ValueId> needed, staged_needed;
+    std::int64_t per_thread_total = 0, staged_bytes = 0;
     for (std::size_t i = 0; i < body.ops.size(); ++i) {
       const Op& op = body.ops[i];
       if (op.kind != OpKind::load) continue;
-      std::int64_t per_thread = f_.type(op.results[0]).numel() / (32 * num_warps_);
-      if (per_thread > kMaxElementsPerThread) continue;  // two copies in registers would spill
-      std::unordered_set<ValueId> mine = needed;
+      const ir::Type& t = f_.type(op.results[0]);
+      std::int64_t per_thread = t.numel() / (32 * num_warps_);
+      // Two copies in registers would spill: shared memory holds the next one, where it can.
+      const bool in_shared = per_thread > kMaxElementsPerThread;
+      if (in_shared && !stageable(t, staged_bytes)) continue;
+      std::unordered_set<ValueId> mine = in_shared ? staged_needed : needed;
       bool ok = true;
       for (ValueId v : op.operands) ok = ok && slice(body, v, mine);
       if (!ok) continue;
+      if (in_shared) {
+        staged_needed = std::move(mine);
+        staged.push_back(op.results[0]);
+        staged_bytes += ir::Stash{t, 1}.bytes();
+        continue;
+      }
       needed = std::move(mine);
       loads.push_back(i);
       per_thread_total += std::max<std::int64_t>(per_thread, 1);
     }
-    if (loads.empty()) {
+    if (loads.empty() && staged.empty()) {
       loop.attrs.num_stages = 1;
       return 0;
     }
+    loop.attrs.num_stages = 1;  // the depth the pipelines below reach
+    std::size_t inserted = 0;
+    if (!loads.empty()) inserted += in_registers(outer, index, max_depth, loads, needed, per_thread_total);
+    if (!staged.empty()) inserted += in_shared_memory(outer, index + inserted, staged, staged_needed);
+    return inserted;
+  }
+
+  // The register pipeline of `loads` (body indices; `needed`: their address and mask slices).
+  std::size_t in_registers(Region& outer, std::size_t index, int max_depth, const std::vector<std::size_t>& loads,
+                           const std::unordered_set<ValueId>& needed, std::int64_t per_thread_total) {
+    Op& loop = outer.ops[index];
+    Region& body = loop.regions[0];
     // One iteration ahead always (as checked above); more while the copies fit the budget.
     const int depth = static_cast<int>(std::clamp<std::int64_t>(kPrefetchBudget / per_thread_total, 1, max_depth));
 
@@ -208,6 +257,84 @@ class LoopPipeliner {
     return inserted;
   }
 
+  // The shared-memory pipeline of the loads producing `staged` (`needed`: their slices): a
+  // one-slot stash each. Copies complete in order, and each load's copy for the next iteration
+  // is issued right after its read, so at any read the load's own copy is the oldest of
+  // staged.size() in flight: waiting for all but the staged.size() - 1 latest lands it.
+  std::size_t in_shared_memory(Region& outer, std::size_t index, const std::vector<ValueId>& staged,
+                               const std::unordered_set<ValueId>& needed) {
+    Op& loop = outer.ops[index];
+    Region& body = loop.regions[0];
+    ValueId iv = body.args[0], start = loop.operands[0], end = loop.operands[1], step = loop.operands[2];
+    const auto pending = static_cast<std::int64_t>(staged.size()) - 1;
+    Region prologue;
+    ir::Builder b(f_);
+    b.set_loc(loop.loc);
+    b.set_insertion_region(&prologue);
+    ValueId slot = b.constant_int(DType::i32, 0);
+    auto [first_iv, first_valid] = ahead(start, reach(end, step, 0, prologue, loop.loc), prologue, loop.loc);
+    std::unordered_map<ValueId, ValueId> first;
+    clone_slice(body, needed, iv, first_iv, first, prologue);
+    const Reach next_reach = reach(end, step, 1, prologue, loop.loc);
+    std::vector<int> stashes;
+    for (ValueId v : staged) {
+      const Op& load = *find_def(body, v);
+      stashes.push_back(b.stash(f_.type(v), 1));
+      b.set_insertion_region(&prologue);
+      b.set_loc(load.loc);
+      copy(b, stashes.back(), slot, load, first, first_valid);
+    }
+    for (std::size_t l = 0; l < staged.size(); ++l) {
+      std::size_t at = static_cast<std::size_t>(find_def(body, staged[l]) - body.ops.data());
+      const Op load = body.ops[at];
+      Region here;
+      b.set_insertion_region(&here);
+      b.set_loc(load.loc);
+      b.copies_wait(pending);
+      ValueId got = b.stash_get(stashes[l], slot);
+      // The copy zero-fills what the mask leaves out; the load gave `other` there.
+      ValueId value = load.attrs.has_other ? b.select(load.operands[1], got, load.operands[2]) : got;
+      auto [next_iv, valid] = ahead(iv, next_reach, here, load.loc);
+      std::unordered_map<ValueId, ValueId> next;
+      clone_slice(body, needed, iv, next_iv, next, here);
+      b.set_insertion_region(&here);
+      copy(b, stashes[l], slot, load, next, valid);
+      replace_uses(body, {{load.results[0], value}});
+      body.ops.erase(body.ops.begin() + static_cast<long>(at));
+      body.ops.insert(body.ops.begin() + static_cast<long>(at), std::make_move_iterator(here.ops.begin()),
+                      std::make_move_iterator(here.ops.end()));
+    }
+    if (loop.attrs.num_stages < 2) loop.attrs.num_stages = 2;  // one iteration ahead, when nothing else is
+    // Nothing left in flight past the loop (the last iteration's copy is of masked-off lanes;
+    // `loop` and `body` are not used once the outer region grows).
+    Region after;
+    b.set_insertion_region(&after);
+    b.set_loc(loop.loc);
+    b.copies_wait(0);
+    outer.ops.insert(outer.ops.begin() + static_cast<long>(index) + 1, std::make_move_iterator(after.ops.begin()),
+                     std::make_move_iterator(after.ops.end()));
+    std::size_t inserted = prologue.ops.size();
+    outer.ops.insert(outer.ops.begin() + static_cast<long>(index), std::make_move_iterator(prologue.ops.begin()),
+                     std::make_move_iterator(prologue.ops.end()));
+    return inserted;
+  }
+
+  static const Op* find_def(const Region& body, ValueId v) {
+    for (const Op& op : body.ops)
+      if (!op.results.empty() && op.results[0] == v) return &op;
+    throw InternalError("pipeline_loop_loads: a staged load went missing");
+  }
+
+  // stash_copy of `load`'s pointers (through `map`) into `slot` of stash `id`, under its mask and
+  // `valid` (whether the iteration exists).
+  void copy(ir::Builder& b, int id, ValueId slot, const Op& load, std::unordered_map<ValueId, ValueId>& map,
+            ValueId valid) {
+    ValueId ptr = resolve(map, load.operands[0]);
+    ValueId guard = b.splat(valid, f_.type(ptr).shape);
+    ValueId mask = load.attrs.has_mask ? b.binary(OpKind::bit_and, resolve(map, load.operands[1]), guard) : guard;
+    b.stash_copy(id, slot, ptr, mask);
+  }
+
   static constexpr std::int64_t kMaxElementsPerThread = 32;
   // Elements per thread that the copies in flight may hold together, for pipelines deeper than
   // one iteration ahead (one block per SM keeps 255 registers per thread; most of ours run two).
@@ -216,13 +343,14 @@ class LoopPipeliner {
   ir::Function& f_;
   int num_warps_;
   int default_stages_;
+  bool stage_in_shared_;
   std::unordered_map<ValueId, const Op*> defs_;
 };
 
 }  // namespace
 
-bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages) {
-  LoopPipeliner p(f, num_warps, default_stages);
+bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages, bool stage_in_shared) {
+  LoopPipeliner p(f, num_warps, default_stages, stage_in_shared);
   bool changed = p.run(f.body);
   if (changed) eliminate_dead_code(f);
   return changed;

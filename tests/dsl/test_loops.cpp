@@ -190,7 +190,7 @@ TEST_CASE("a loop whose results are unused and that stores nothing is removed") 
 namespace {
 
 // A loop summing `block` floats per iteration, pipelined with `stages` at `num_warps`.
-ir::Function pipelined_sum(std::int64_t block, int stages, int num_warps) {
+ir::Function pipelined_sum(std::int64_t block, int stages, int num_warps, bool stage_in_shared = true) {
   auto f = trace(kParams, [&] {
     tl::Tensor acc = tl::zeros({block}, DType::f32);
     tl::for_range(tl::program_id(0), int_arg(2), tl::num_programs(0), {.num_stages = stages},
@@ -198,10 +198,17 @@ ir::Function pipelined_sum(std::int64_t block, int stages, int num_warps) {
     tl::store(ptr_arg(1) + tl::arange(0, block), acc);
   });
   passes::canonicalize(f, true);
-  passes::pipeline_loop_loads(f, num_warps, 1);
+  passes::pipeline_loop_loads(f, num_warps, 1, stage_in_shared);
   passes::canonicalize(f, true);
   ir::verify(f);
   return f;
+}
+
+// Ops of `kind` at the top level (before or after the loop) and inside its body.
+std::pair<std::size_t, std::size_t> outside_and_inside(const ir::Function& f, OpKind kind) {
+  std::size_t outside = 0;
+  for (const ir::Op& op : f.body.ops) outside += op.kind == kind;
+  return {outside, ops_of(f, kind).size() - outside};
 }
 
 // Loads at the top level (before the loop) and inside its body.
@@ -240,8 +247,8 @@ TEST_CASE("num_stages = s keeps the loads of s - 1 iterations in flight") {
 TEST_CASE("deep pipelines stop where the copies in flight would take too many registers") {
   // 32 elements per thread: two copies in flight fit the budget of 64, a third does not.
   CHECK(loads_outside_and_inside(pipelined_sum(1024, 4, 1)).first == 2);
-  // 64 per thread: not even one copy ahead.
-  CHECK(loads_outside_and_inside(pipelined_sum(2048, 4, 1)) == std::pair<std::size_t, std::size_t>{0, 1});
+  // 64 per thread, where shared memory may not hold it: not even one copy ahead.
+  CHECK(loads_outside_and_inside(pipelined_sum(2048, 4, 1, false)) == std::pair<std::size_t, std::size_t>{0, 1});
   // One stage: nothing to pipeline.
   CHECK(loads_outside_and_inside(pipelined_sum(64, 1, 1)).first == 0);
 }
@@ -256,7 +263,7 @@ TEST_CASE("in nested loops only the inner loop's loads are pipelined, not its pr
     });
   });
   passes::canonicalize(f, true);
-  passes::pipeline_loop_loads(f, 1, 2);
+  passes::pipeline_loop_loads(f, 1, 2, true);
   passes::canonicalize(f, true);
   ir::verify(f);
   // The outer loop fetches nothing ahead: the inner loop's first load stays in the outer body,
@@ -278,4 +285,54 @@ TEST_CASE("in nested loops only the inner loop's loads are pipelined, not its pr
   CHECK(loads_in_outer_body == 1);
   CHECK(inner->regions[0].args.size() == 3);  // the column, the sum and the next step's block
   CHECK(inner->attrs.num_stages == 2);
+}
+
+TEST_CASE("a load too wide for a second copy in registers is staged through shared memory, one iteration ahead") {
+  using Count = std::pair<std::size_t, std::size_t>;
+  ir::Function f = pipelined_sum(2048, 4, 1);  // 64 elements per thread
+  // No load left: the first iteration's copy before the loop, the next one's in the body.
+  CHECK(loads_outside_and_inside(f) == Count{0, 0});
+  CHECK(outside_and_inside(f, OpKind::stash_copy) == Count{1, 1});
+  CHECK(outside_and_inside(f, OpKind::stash_get) == Count{0, 1});
+  // A wait before the read in the body, and one after the loop: no copy outlives it.
+  CHECK(outside_and_inside(f, OpKind::copies_wait) == Count{1, 1});
+  REQUIRE(f.stashes.size() == 1);
+  CHECK(f.stashes[0].slots == 1);
+  CHECK(f.stashes[0].block == ir::Type{DType::f32, false, {2048}});
+  const ir::Op& loop = only_loop(f);
+  CHECK(loop.attrs.num_stages == 2);
+  CHECK(loop.regions[0].args.size() == 2);  // the induction variable and the sum: nothing carried
+  // In the body: wait, read, then the next iteration's copy into the slot just read.
+  std::vector<OpKind> order;
+  for (const ir::Op& op : loop.regions[0].ops)
+    if (op.kind == OpKind::copies_wait || op.kind == OpKind::stash_get || op.kind == OpKind::stash_copy)
+      order.push_back(op.kind);
+  CHECK(order == std::vector<OpKind>{OpKind::copies_wait, OpKind::stash_get, OpKind::stash_copy});
+  // The stash's bytes are bounded like tl::stash's: a block that would not fit is left alone.
+  ir::Function too_big = pipelined_sum(std::int64_t{1} << 16, 2, 1);  // 256 KiB of f32
+  CHECK(too_big.stashes.empty());
+  CHECK(loads_outside_and_inside(too_big) == Count{0, 1});
+}
+
+TEST_CASE("a staged load's masked-off elements still read as its `other`") {
+  auto f = trace(kParams, [] {
+    tl::for_range(tl::program_id(0), int_arg(2), tl::num_programs(0), {.num_stages = 2}, [&](tl::Int row) {
+      auto cols = tl::arange(0, 4096);
+      auto x = tl::load(ptr_arg(0) + row * 4096 + cols, cols < int_arg(2), -tl::inf);
+      tl::store(ptr_arg(1) + row * 4096 + cols, x, cols < int_arg(2));
+    });
+  });
+  passes::canonicalize(f, true);
+  passes::pipeline_loop_loads(f, 1, 1, true);  // 128 elements per thread
+  passes::canonicalize(f, true);
+  ir::verify(f);
+  // The copy zero-fills where the mask is off; a select puts `other` back before any use.
+  std::vector<const ir::Op*> stores = ops_of(f, OpKind::store);
+  REQUIRE(stores.size() == 1);
+  const ir::Op* value = def_of(f, stores[0]->operands[1]);
+  REQUIRE(value);
+  CHECK(value->kind == OpKind::select);
+  const ir::Op* got = def_of(f, value->operands[1]);
+  REQUIRE(got);
+  CHECK(got->kind == OpKind::stash_get);
 }

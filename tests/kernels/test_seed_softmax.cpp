@@ -71,6 +71,50 @@ TEST_CASE("seed softmax kernels match float64 for every shape") {
     }
 }
 
+// Rows too wide for a second copy in registers (more than 32 elements a thread) reach the
+// persistent loop's next iteration through shared memory on the GPU when asked
+// (CompileOptions::prefetch_in_shared: a stash filled by cp.async): odd widths, a grid smaller than the rows, the input
+// offset by one element (no 16-byte copies) and rows further apart than they are wide.
+TEST_CASE("the persistent seed kernel with the next row staged in shared memory") {
+  struct Case {
+    std::int64_t rows, cols, stride;
+    int warps;
+    std::int64_t offset;  // elements the input starts past a 16-byte boundary
+  };
+  for (Case c : {Case{7, 16384, 16384, 8, 0}, Case{300, 16384, 16384, 4, 0}, Case{300, 9001, 9001, 4, 0},
+                 Case{5, 16383, 16383, 8, 1}, Case{33, 5000, 5120, 4, 0}}) {
+    CAPTURE(c.rows);
+    CAPTURE(c.cols);
+    CAPTURE(c.warps);
+    CAPTURE(c.offset);
+    const std::int64_t block = examples::next_power_of_two(c.cols);
+    auto dense = softmax_input(c.rows, c.cols, static_cast<unsigned>(c.rows * 7 + c.cols));
+    auto ref = examples::softmax_reference(dense, c.rows, c.cols, c.cols);
+    std::vector<float> host(static_cast<std::size_t>(c.offset + c.rows * c.stride), 0.0f);
+    for (std::int64_t r = 0; r < c.rows; ++r)
+      std::copy_n(dense.begin() + r * c.cols, c.cols, host.begin() + c.offset + r * c.stride);
+    Buffer in = buffer(DType::f32, host.size()), out = buffer(DType::f32, dense.size());
+    in.upload(host);
+    out.fill_bytes(0xff);
+    const Pointer src{in.address() + static_cast<std::uint64_t>(c.offset) * 4, DType::f32, memory()};
+    std::vector<Arg> args{out, src, c.stride, c.cols, c.rows, c.cols, block, 2};
+    CompileOptions staged = compile_options(c.warps, 2);
+    staged.prefetch_in_shared = true;
+    const auto& k = examples::softmax_persistent().compile(args, staged);
+    if (backend() == Backend::cuda) {
+      // The stash holds one row: it is in the kernel's shared memory.
+      CHECK(k.metadata().dynamic_shared_bytes >= block * 4);
+    }
+    // A grid of at most 4 programs walks many rows each.
+    const std::uint64_t grid = std::min<std::uint64_t>(4, persistent_grid(k, static_cast<std::uint64_t>(c.rows)));
+    LaunchOptions launch = options(c.warps, 2);
+    launch.prefetch_in_shared = true;
+    k.launch({grid}, args, launch);
+    finish();
+    check_f32_rows(out, ref, c.rows, c.cols);
+  }
+}
+
 TEST_CASE("vector add") {
   for (std::int64_t n : {1, 1000, (1 << 20) + 3}) {
     CAPTURE(n);

@@ -1,0 +1,87 @@
+// CompileOptions::prefetch_in_shared: the persistent seed kernel's rows too wide to prefetch in
+// registers reach the next iteration through shared memory (a stash filled by cp.async). What
+// the compiler produces, without a GPU; the numerics run in the GPU kernel suites.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tilejit/error.h"
+#include "tilejit/kernel.h"
+#include "tilejit/ops/softmax_seed.h"
+
+using namespace tilejit;
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The persistent seed kernel over 4096 rows of `cols` (f32 or bf16), 8 warps, 2 stages, for sm_90.
+const CompiledKernel& persistent(std::int64_t cols, DType t, bool prefetch_in_shared, std::uint64_t in = 0x20000,
+                                 int programs_per_block = 1) {
+  CompileOptions o;
+  o.num_warps = 8;
+  o.num_stages = 2;
+  o.arch = "sm_90";
+  o.backend = Backend::cuda;
+  o.prefetch_in_shared = prefetch_in_shared;
+  o.programs_per_block = programs_per_block;
+  std::int64_t block = 1;
+  while (block < cols) block <<= 1;
+  return ops::softmax_persistent().compile({Pointer{0x10000, t}, Pointer{in, t}, cols, cols, 4096, cols, block, 2},
+                                           o);
+}
+
+}  // namespace
+
+TEST_CASE("prefetch_in_shared: a row of 64 elements a thread lands in shared memory by cp.async") {
+  for (DType t : {DType::f32, DType::bf16}) {
+    CAPTURE(dtype_name(t));
+    const CompiledKernel& k = persistent(16384, t, true);
+    const std::string& ir = k.stage("ir.lowered");
+    // One stash of one row; the first row's copy before the loop, the next row's inside it.
+    CHECK(count(ir, "stash 0:") == 1);
+    CHECK(count(ir, "stash_copy") == 2);
+    CHECK(count(ir, "stash_get") == 1);
+    CHECK(ir.find(" load ") == std::string::npos);
+    CHECK(k.metadata().dynamic_shared_bytes >= 16384 * static_cast<int>(dtype_size(t)));
+    CHECK(k.metadata().prefetch_in_shared);
+    // Aligned rows move in 16-byte copies, then wait for the one a row needs.
+    const std::string& ptx = k.stage("ptx");
+    CHECK(ptx.find("cp.async.cg.shared.global") != std::string::npos);
+    CHECK(ptx.find("cp.async.wait_group 0") != std::string::npos);
+    CHECK(ptx.find("ld.global") == std::string::npos);  // nothing read from memory but by copies
+  }
+}
+
+TEST_CASE("prefetch_in_shared: a row one element off 16 bytes is copied in 4-byte pieces") {
+  const CompiledKernel& k = persistent(16384, DType::f32, true, 0x20004);
+  const std::string& ptx = k.stage("ptx");
+  CHECK(ptx.find("cp.async.cg") == std::string::npos);
+  CHECK(ptx.find("cp.async.ca.shared.global") != std::string::npos);
+}
+
+TEST_CASE("prefetch_in_shared is part of the key, and off by default") {
+  const CompiledKernel& off = persistent(16384, DType::f32, false);
+  const CompiledKernel& on = persistent(16384, DType::f32, true);
+  CHECK(off.metadata().key != on.metadata().key);
+  CHECK(on.metadata().key.find("prefetch_in_shared") != std::string::npos);
+  CHECK(CompileOptions{}.prefetch_in_shared == false);
+  // Off, a row this wide is not pipelined at all: one load a row, no stash.
+  CHECK(off.stage("ir.lowered").find("stash") == std::string::npos);
+  CHECK(off.stage("ptx").find("cp.async") == std::string::npos);
+  // Rows narrow enough for two copies in registers are prefetched there either way.
+  CHECK(persistent(4096, DType::f32, true).stage("ir.lowered").find("stash") == std::string::npos);
+}
+
+TEST_CASE("prefetch_in_shared is refused beside programs sharing a block") {
+  try {
+    persistent(16384, DType::f32, true, 0x20000, 2);
+    FAIL("compiled");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("programs_per_block = 2") != std::string::npos);
+  }
+}
