@@ -23,6 +23,8 @@
 #               revision) also the Python package as it was there, runs alternating, two each
 #   ab          bench/tree_ab.sh: the op built from AB_REF (a landed revision) against this tree's, on
 #               SHAPES, processes alternating: tree_ab.md
+#   held        bench/probes/held_in_shared.sh: rows held in shared memory against rows held in
+#               registers, a hand-written probe (held_in_shared.log)
 #   none        nothing (a tests-only gpu-check run)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
@@ -75,6 +77,7 @@ for bench in ${BENCHES:-softmax latency}; do
         python3 bench/host_overhead.py --lib "$BUILD/libtilejit_c.so" --package "$package" | tee -a "$OUT/host_overhead.md"
       done ;;
     sweep) "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep.md" ;;
+    held) OUT=$OUT TILEJIT_SOFTMAX=$BUILD/examples/tilejit-softmax bash bench/probes/held_in_shared.sh ;;
     ab) OUT=$OUT TILEJIT_BUILD_DIR=$BUILD bash bench/tree_ab.sh ;;
     probe)
       echo "| arguments | result |" >"$OUT/probe.md"

@@ -148,7 +148,7 @@ class LoopPipeliner {
   // (rank 1 or 2, power-of-two extents, not i1), within the shared memory the kernel's stashes
   // may take together.
   bool stageable(const ir::Type& t, std::int64_t staged_bytes) const {
-    if (!stage_in_shared_ || t.is_bool() || t.shape.empty() || t.shape.size() > 2) return false;
+    if (!stage_in_shared_ || t.is_ptr || t.is_bool() || t.shape.empty() || t.shape.size() > 2) return false;
     for (std::int64_t e : t.shape)
       if (e <= 0 || (e & (e - 1)) != 0) return false;
     std::int64_t bytes = staged_bytes + ir::Stash{t, 1}.bytes();

@@ -314,6 +314,29 @@ TEST_CASE("a load too wide for a second copy in registers is staged through shar
   CHECK(loads_outside_and_inside(too_big) == Count{0, 1});
 }
 
+TEST_CASE("two staged loads in one loop each wait for their own copy, the other's next one still in flight") {
+  auto f = trace(kParams, [] {
+    tl::Tensor acc = tl::zeros({2048}, DType::f32);
+    tl::for_range(tl::program_id(0), int_arg(2), tl::num_programs(0), {.num_stages = 2}, [&](tl::Int i) {
+      auto cols = tl::arange(0, 2048);
+      acc = acc + tl::load(ptr_arg(0) + i * 2048 + cols) * tl::load(ptr_arg(1) + i * 2048 + cols);
+    });
+    tl::store(ptr_arg(1) + tl::arange(0, 2048), acc);
+  });
+  passes::canonicalize(f, true);
+  passes::pipeline_loop_loads(f, 1, 1, true);
+  passes::canonicalize(f, true);
+  ir::verify(f);
+  CHECK(f.stashes.size() == 2);
+  CHECK(outside_and_inside(f, OpKind::stash_copy) == std::pair<std::size_t, std::size_t>{2, 2});
+  // Copies land in the order they started, and at each read the load's own copy is the older of
+  // the two in flight (the other load's copy was issued after it): all but the latest must land.
+  std::vector<std::int64_t> pending;
+  for (const ir::Op& op : only_loop(f).regions[0].ops)
+    if (op.kind == OpKind::copies_wait) pending.push_back(op.attrs.int_value);
+  CHECK(pending == std::vector<std::int64_t>{1, 1});
+}
+
 TEST_CASE("a staged load's masked-off elements still read as its `other`") {
   auto f = trace(kParams, [] {
     tl::for_range(tl::program_id(0), int_arg(2), tl::num_programs(0), {.num_stages = 2}, [&](tl::Int row) {
