@@ -68,8 +68,7 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) softmax_row(T* out, const T*
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;" ::: "memory");
   } else {
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c)
-      held[c] = col(c) < n ? *reinterpret_cast<const uint4*>(src + col(c)) : neg_inf;
+    for (int c = 0; c < kChunks; ++c) held[c] = col(c) < n ? *reinterpret_cast<const uint4*>(src + col(c)) : neg_inf;
   }
   // Chunk c as floats: from shared memory (masked chunks read -inf) or from the held registers.
   auto chunk = [&](int c, float* f) {

@@ -31,8 +31,7 @@ const CompiledKernel& persistent(std::int64_t cols, DType t, bool prefetch_in_sh
   o.programs_per_block = programs_per_block;
   std::int64_t block = 1;
   while (block < cols) block <<= 1;
-  return ops::softmax_persistent().compile({Pointer{0x10000, t}, Pointer{in, t}, cols, cols, 4096, cols, block, 2},
-                                           o);
+  return ops::softmax_persistent().compile({Pointer{0x10000, t}, Pointer{in, t}, cols, cols, 4096, cols, block, 2}, o);
 }
 
 }  // namespace
