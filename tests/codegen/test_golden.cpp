@@ -141,6 +141,17 @@ TEST_CASE("golden: softmax_persistent (BLOCK 1024, 4 warps, f32, num_stages 2)")
   check_kernel("softmax_persistent", k);
 }
 
+TEST_CASE("golden: softmax_persistent_staged (BLOCK 2048, 1 warp, f32, num_stages 2, prefetch_in_shared)") {
+  // 64 elements a thread: the next row comes through shared memory (a stash and cp.async).
+  CompileOptions options = kOptions;
+  options.num_warps = 1;
+  options.num_stages = 2;
+  options.prefetch_in_shared = true;
+  const auto& k = examples::softmax_persistent().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), 2000, 2000, 64, 2000, 2048, 2}, options);
+  check_kernel("softmax_persistent_staged", k);
+}
+
 TEST_CASE("golden: vector_add (BLOCK 1024, 4 warps, f32)") {
   const auto& k = examples::vector_add().compile(
       {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 4096, 1024}, kOptions);
