@@ -280,7 +280,6 @@ class LoopPipeliner {
     for (ValueId v : staged) {
       const Op& load = *find_def(body, v);
       stashes.push_back(b.stash(f_.type(v), 1));
-      b.set_insertion_region(&prologue);
       b.set_loc(load.loc);
       copy(b, stashes.back(), slot, load, first, first_valid);
     }
@@ -293,7 +292,8 @@ class LoopPipeliner {
       b.copies_wait(pending);
       ValueId got = b.stash_get(stashes[l], slot);
       // The copy zero-fills what the mask leaves out; the load gave `other` there.
-      ValueId value = load.attrs.has_other ? b.select(load.operands[1], got, load.operands[2]) : got;
+      const bool refill = load.attrs.has_mask && load.attrs.has_other;
+      ValueId value = refill ? b.select(load.operands[1], got, load.operands[2]) : got;
       auto [next_iv, valid] = ahead(iv, next_reach, here, load.loc);
       std::unordered_map<ValueId, ValueId> next;
       clone_slice(body, needed, iv, next_iv, next, here);
