@@ -332,8 +332,8 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   passes::canonicalize(f, debug_enabled());
   // Prefetching the next iteration's loads pays on the GPU, where latency is hidden by
   // loads in flight; the CPU's caches and prefetchers do that work there.
-  if (req.backend == Backend::cuda &&
-      passes::pipeline_loop_loads(f, block.num_warps, block.num_stages, block.prefetch_in_shared))
+  if (req.backend == Backend::cuda && passes::pipeline_loop_loads(f, block.num_warps, block.num_stages,
+                                                                  block.prefetch_in_shared ? tl::kMaxStashBytes : 0))
     passes::canonicalize(f, debug_enabled());
   k->stages["ir.lowered"] = ir::print(f);
   md.trace_ms = ms_since(t0);

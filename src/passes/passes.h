@@ -19,10 +19,10 @@ bool eliminate_common_subexpressions(ir::Function& f);
 /// `default_stages`), keeps the loads of the next num_stages - 1 iterations in flight through
 /// loop-carried values. Loads whose block would need more than 32 elements per thread (at
 /// `num_warps`), where two copies in registers would spill, are staged one iteration ahead
-/// through shared memory instead (a one-slot stash filled by cp.async) when `stage_in_shared`
-/// allows it and the stashes fit, else left alone. Beyond one iteration ahead, the register
-/// depth stops where the copies in flight would pass 64 elements per thread.
-bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages, bool stage_in_shared);
+/// through shared memory instead (a one-slot stash filled by cp.async) while the kernel's stashes
+/// stay within `stash_budget` bytes (0: never), else left alone. Beyond one iteration ahead, the
+/// register depth stops where the copies in flight would pass 64 elements per thread.
+bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages, std::int64_t stash_budget);
 
 /// The standard pipeline: the passes above to a fixed point. Verifies after each pass when
 /// `verify_each` is set (debug builds and TILEJIT_DEBUG=1).

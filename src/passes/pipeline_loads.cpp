@@ -32,7 +32,6 @@
 #include "passes/passes.h"
 #include "passes/rewrite_util.h"
 #include "tilejit/error.h"
-#include "tilejit/tl.h"
 
 namespace tilejit::passes {
 namespace {
@@ -44,8 +43,8 @@ using ir::ValueId;
 
 class LoopPipeliner {
  public:
-  LoopPipeliner(ir::Function& f, int num_warps, int default_stages, bool stage_in_shared)
-      : f_(f), num_warps_(num_warps), default_stages_(default_stages), stage_in_shared_(stage_in_shared) {}
+  LoopPipeliner(ir::Function& f, int num_warps, int default_stages, std::int64_t stash_budget)
+      : f_(f), num_warps_(num_warps), default_stages_(default_stages), stash_budget_(stash_budget) {}
 
   // Outer loops first: an inner loop's prologue loads, once placed in the outer body, would
   // qualify there too, and the outer loop would fetch them a whole outer iteration ahead (a
@@ -99,6 +98,13 @@ class LoopPipeliner {
     }
   }
 
+  // `load`'s mask (through `map`) & `valid` (whether the iteration exists), built by `b`.
+  ValueId guarded_mask(ir::Builder& b, const Op& load, const std::unordered_map<ValueId, ValueId>& map, ValueId valid) {
+    const ir::Shape& shape = f_.type(load.operands[0]).shape;
+    ValueId guard = shape.empty() ? valid : b.splat(valid, shape);
+    return load.attrs.has_mask ? b.binary(OpKind::bit_and, resolve(map, load.operands[1]), guard) : guard;
+  }
+
   // A load of the pointers `ptr` under `mask` & `valid`, built in `into`.
   ValueId guarded_load(const Op& load, std::unordered_map<ValueId, ValueId>& map, ValueId valid, Region& into) {
     ir::Builder b(f_);
@@ -106,8 +112,7 @@ class LoopPipeliner {
     b.set_loc(load.loc);
     ValueId ptr = resolve(map, load.operands[0]);
     const ir::Shape& shape = f_.type(ptr).shape;
-    ValueId guard = shape.empty() ? valid : b.splat(valid, shape);
-    ValueId mask = load.attrs.has_mask ? b.binary(OpKind::bit_and, resolve(map, load.operands[1]), guard) : guard;
+    ValueId mask = guarded_mask(b, load, map, valid);
     ValueId other;
     if (load.attrs.has_other) {
       other = resolve(map, load.operands[2]);
@@ -144,16 +149,14 @@ class LoopPipeliner {
     return {index, b.binary(OpKind::cmp_lt, iv, r.limit)};
   }
 
-  // Whether a block of type `t` can be staged in a stash of its own: what tl::stash accepts
-  // (rank 1 or 2, power-of-two extents, not i1), within the shared memory the kernel's stashes
-  // may take together.
+  // Whether a block of type `t` can be staged in a stash of its own beside the kernel's stashes
+  // and `staged_bytes` more, within the budget (stashes hold numbers, not i1; IR shapes are
+  // already of rank 1 or 2 with power-of-two extents).
   bool stageable(const ir::Type& t, std::int64_t staged_bytes) const {
-    if (!stage_in_shared_ || t.is_ptr || t.is_bool() || t.shape.empty() || t.shape.size() > 2) return false;
-    for (std::int64_t e : t.shape)
-      if (e <= 0 || (e & (e - 1)) != 0) return false;
+    if (t.is_bool()) return false;
     std::int64_t bytes = staged_bytes + ir::Stash{t, 1}.bytes();
     for (const ir::Stash& s : f_.stashes) bytes += s.bytes();
-    return bytes <= tl::kMaxStashBytes;
+    return bytes <= stash_budget_;
   }
 
   // Returns how many prologue ops were inserted before the loop (0: nothing to pipeline); ops
@@ -329,10 +332,7 @@ class LoopPipeliner {
   // `valid` (whether the iteration exists).
   void copy(ir::Builder& b, int id, ValueId slot, const Op& load, std::unordered_map<ValueId, ValueId>& map,
             ValueId valid) {
-    ValueId ptr = resolve(map, load.operands[0]);
-    ValueId guard = b.splat(valid, f_.type(ptr).shape);
-    ValueId mask = load.attrs.has_mask ? b.binary(OpKind::bit_and, resolve(map, load.operands[1]), guard) : guard;
-    b.stash_copy(id, slot, ptr, mask);
+    b.stash_copy(id, slot, resolve(map, load.operands[0]), guarded_mask(b, load, map, valid));
   }
 
   static constexpr std::int64_t kMaxElementsPerThread = 32;
@@ -343,14 +343,14 @@ class LoopPipeliner {
   ir::Function& f_;
   int num_warps_;
   int default_stages_;
-  bool stage_in_shared_;
+  std::int64_t stash_budget_;  // shared memory staged loads may bring the kernel's stashes to
   std::unordered_map<ValueId, const Op*> defs_;
 };
 
 }  // namespace
 
-bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages, bool stage_in_shared) {
-  LoopPipeliner p(f, num_warps, default_stages, stage_in_shared);
+bool pipeline_loop_loads(ir::Function& f, int num_warps, int default_stages, std::int64_t stash_budget) {
+  LoopPipeliner p(f, num_warps, default_stages, stash_budget);
   bool changed = p.run(f.body);
   if (changed) eliminate_dead_code(f);
   return changed;

@@ -190,7 +190,8 @@ TEST_CASE("a loop whose results are unused and that stores nothing is removed") 
 namespace {
 
 // A loop summing `block` floats per iteration, pipelined with `stages` at `num_warps`.
-ir::Function pipelined_sum(std::int64_t block, int stages, int num_warps, bool stage_in_shared = true) {
+ir::Function pipelined_sum(std::int64_t block, int stages, int num_warps,
+                           std::int64_t stash_budget = tl::kMaxStashBytes) {
   auto f = trace(kParams, [&] {
     tl::Tensor acc = tl::zeros({block}, DType::f32);
     tl::for_range(tl::program_id(0), int_arg(2), tl::num_programs(0), {.num_stages = stages},
@@ -198,7 +199,7 @@ ir::Function pipelined_sum(std::int64_t block, int stages, int num_warps, bool s
     tl::store(ptr_arg(1) + tl::arange(0, block), acc);
   });
   passes::canonicalize(f, true);
-  passes::pipeline_loop_loads(f, num_warps, 1, stage_in_shared);
+  passes::pipeline_loop_loads(f, num_warps, 1, stash_budget);
   passes::canonicalize(f, true);
   ir::verify(f);
   return f;
@@ -248,7 +249,7 @@ TEST_CASE("deep pipelines stop where the copies in flight would take too many re
   // 32 elements per thread: two copies in flight fit the budget of 64, a third does not.
   CHECK(loads_outside_and_inside(pipelined_sum(1024, 4, 1)).first == 2);
   // 64 per thread, where shared memory may not hold it: not even one copy ahead.
-  CHECK(loads_outside_and_inside(pipelined_sum(2048, 4, 1, false)) == std::pair<std::size_t, std::size_t>{0, 1});
+  CHECK(loads_outside_and_inside(pipelined_sum(2048, 4, 1, 0)) == std::pair<std::size_t, std::size_t>{0, 1});
   // One stage: nothing to pipeline.
   CHECK(loads_outside_and_inside(pipelined_sum(64, 1, 1)).first == 0);
 }
@@ -263,7 +264,7 @@ TEST_CASE("in nested loops only the inner loop's loads are pipelined, not its pr
     });
   });
   passes::canonicalize(f, true);
-  passes::pipeline_loop_loads(f, 1, 2, true);
+  passes::pipeline_loop_loads(f, 1, 2, tl::kMaxStashBytes);
   passes::canonicalize(f, true);
   ir::verify(f);
   // The outer loop fetches nothing ahead: the inner loop's first load stays in the outer body,
@@ -324,7 +325,7 @@ TEST_CASE("two staged loads in one loop each wait for their own copy, the other'
     tl::store(ptr_arg(1) + tl::arange(0, 2048), acc);
   });
   passes::canonicalize(f, true);
-  passes::pipeline_loop_loads(f, 1, 1, true);
+  passes::pipeline_loop_loads(f, 1, 1, tl::kMaxStashBytes);
   passes::canonicalize(f, true);
   ir::verify(f);
   CHECK(f.stashes.size() == 2);
@@ -346,7 +347,7 @@ TEST_CASE("a staged load's masked-off elements still read as its `other`") {
     });
   });
   passes::canonicalize(f, true);
-  passes::pipeline_loop_loads(f, 1, 1, true);  // 128 elements per thread
+  passes::pipeline_loop_loads(f, 1, 1, tl::kMaxStashBytes);  // 128 elements per thread
   passes::canonicalize(f, true);
   ir::verify(f);
   // The copy zero-fills where the mask is off; a select puts `other` back before any use.
