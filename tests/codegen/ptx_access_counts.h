@@ -1,11 +1,20 @@
-// Global loads and stores in PTX text, counted as vector (.v2/.v4) or scalar accesses: how the
-// codegen tests check that specialization reached the memory instructions.
+// Counting in generated code. Global loads and stores in PTX text, counted as vector (.v2/.v4) or
+// scalar accesses: how the codegen tests check that specialization reached the memory
+// instructions; and the occurrences of any text.
 #pragma once
 
+#include <cstddef>
 #include <regex>
 #include <string>
 
 namespace tilejit_test {
+
+/// How many times `what` starts in `text` (occurrences may overlap).
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
 
 struct AccessCounts {
   int vector_loads = 0, scalar_loads = 0, vector_stores = 0, scalar_stores = 0;

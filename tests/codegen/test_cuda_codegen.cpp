@@ -236,16 +236,6 @@ TEST_CASE("an invalid num_warps is refused before code generation") {
   }
 }
 
-namespace {
-
-std::size_t count_of(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
-
-}  // namespace
-
 TEST_CASE("cross-warp reductions take two scratch buffers in turn: one barrier each, one more for odd loops") {
   static const tilejit_test::LoopReductionsKernel k("loop_reductions", tilejit_test::loop_reductions_kernel,
                                                     {"out", "x", "rows", "REDUCTIONS", "BLOCK"});
@@ -256,9 +246,10 @@ TEST_CASE("cross-warp reductions take two scratch buffers in turn: one barrier e
     const CompiledKernel& c =
         k.compile(args, {.num_warps = 4, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda});
     const std::string& cuda = c.stage("cuda");
-    const std::size_t barriers = count_of(cuda, "__syncthreads();");
+    const std::size_t barriers = tilejit_test::occurrences(cuda, "__syncthreads();");
     CHECK(barriers == static_cast<std::size_t>(reductions % 2 == 0 ? reductions : reductions + 1));
-    CHECK(count_of(cuda, "(tj_smem + tj_reduction_buffer_bytes)") == static_cast<std::size_t>(reductions / 2));
+    CHECK(tilejit_test::occurrences(cuda, "(tj_smem + tj_reduction_buffer_bytes)") ==
+          static_cast<std::size_t>(reductions / 2));
     // Four warps, one f32 partial each: two 16-byte buffers.
     CHECK(c.metadata().dynamic_shared_bytes == 32);
   }
@@ -277,12 +268,12 @@ TEST_CASE("cross-warp reductions over 16 warps or more: one shared load a warp, 
     const std::string& cuda =
         k.compile(args, {.num_warps = warps, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::cuda})
             .stage("cuda");
-    CHECK((count_of(cuda, fmt::format("= tj_red[tj_lane & {}];", warps - 1)) == 1) == butterfly);
-    CHECK((count_of(cuda, fmt::format("for (int s = 1; s < {}; ++s)", warps)) == 1) == !butterfly);
+    CHECK((tilejit_test::occurrences(cuda, fmt::format("= tj_red[tj_lane & {}];", warps - 1)) == 1) == butterfly);
+    CHECK((tilejit_test::occurrences(cuda, fmt::format("for (int s = 1; s < {}; ++s)", warps)) == 1) == !butterfly);
     const std::string& ptx =
         k.compile(args, {.num_warps = warps, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::ptx})
             .stage("ptx");
-    CHECK(count_of(ptx, "ld.shared.b32") == (butterfly ? 1u : static_cast<std::size_t>(warps)));
+    CHECK(tilejit_test::occurrences(ptx, "ld.shared.b32") == (butterfly ? 1u : static_cast<std::size_t>(warps)));
   }
 }
 
@@ -302,12 +293,13 @@ TEST_CASE("cluster reductions: clusters compiled in, one st.async per rank and a
   CHECK(cuda.find("__cluster_dims__(4, 1, 1)") != std::string::npos);
   // Four reductions per row (max, sum, min, count), each a send and a wait on this block's
   // mbarrier; the one cluster barrier is the start-up one, after the mbarriers are set up.
-  CHECK(count_of(cuda, "barrier.cluster.arrive") == 1);
-  CHECK(count_of(cuda, "barrier.cluster.arrive.relaxed.aligned") == 1);
-  CHECK(count_of(cuda, "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32") == 3);
-  CHECK(count_of(cuda, "st.async.shared::cluster.mbarrier::complete_tx::bytes.s32") == 1);
-  CHECK(count_of(cuda, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;") == 4);  // 4 blocks x 4 bytes
-  CHECK(count_of(cuda, "mbarrier.try_wait.parity.acquire.cluster") == 4);
+  CHECK(tilejit_test::occurrences(cuda, "barrier.cluster.arrive") == 1);
+  CHECK(tilejit_test::occurrences(cuda, "barrier.cluster.arrive.relaxed.aligned") == 1);
+  CHECK(tilejit_test::occurrences(cuda, "st.async.shared::cluster.mbarrier::complete_tx::bytes.f32") == 3);
+  CHECK(tilejit_test::occurrences(cuda, "st.async.shared::cluster.mbarrier::complete_tx::bytes.s32") == 1);
+  CHECK(tilejit_test::occurrences(cuda, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;") ==
+        4);  // 4 blocks x 4 bytes
+  CHECK(tilejit_test::occurrences(cuda, "mbarrier.try_wait.parity.acquire.cluster") == 4);
   // NVRTC took it: the cluster instructions are in its PTX, and no fence waits for the block's
   // stores in flight (the reason for st.async: codegen/cuda/cluster.cpp).
   const std::string& ptx = c.stage("ptx");
@@ -352,8 +344,9 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   const std::string& cuda = c.stage("cuda");
   CHECK(cuda.find("__cluster_dims__") == std::string::npos);
   // Four reductions per row (max, sum, min, count), each one barrier call.
-  CHECK(count_of(cuda, "tj_group_wait(tj_barrier, tj_group_arrive(tj_barrier, 40u, tj_group_rank));") == 4);
-  CHECK(count_of(cuda, std::to_string(group_workspace_stride(40)) + "ull") == 4);
+  CHECK(tilejit_test::occurrences(cuda,
+                                  "tj_group_wait(tj_barrier, tj_group_arrive(tj_barrier, 40u, tj_group_rank));") == 4);
+  CHECK(tilejit_test::occurrences(cuda, std::to_string(group_workspace_stride(40)) + "ull") == 4);
   // NVRTC took it: the barrier's release / acquire accesses are in its PTX, and nothing spills.
   const std::string& ptx = c.stage("ptx");
   CHECK(ptx.find("atom.release.gpu.global.add.u32") != std::string::npos);
@@ -367,24 +360,26 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   const CompiledKernel& s = tilejit_test::group_stats_split().compile(
       stats_args, {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
   // In the IR: a start gives the ticket (i32), which the loop carries to its finish.
-  CHECK(count_of(s.stage("ir"), "group_reduce.softmax_stats") == 4);
-  CHECK(count_of(s.stage("ir"), "group=40, start : i32") == 2);
-  CHECK(count_of(s.stage("ir"), "group=40, finish : f32") == 2);
+  CHECK(tilejit_test::occurrences(s.stage("ir"), "group_reduce.softmax_stats") == 4);
+  CHECK(tilejit_test::occurrences(s.stage("ir"), "group=40, start : i32") == 2);
+  CHECK(tilejit_test::occurrences(s.stage("ir"), "group=40, finish : f32") == 2);
   const std::string& split = s.stage("cuda");
-  CHECK(count_of(split, "= tj_group_arrive(tj_barrier, 40u, tj_group_rank);") == 2);  // before the loop and in it
-  CHECK(count_of(split, "if (threadIdx.x == 0) tj_group_wait(tj_barrier, tj_group_seen[") == 2);
-  CHECK(count_of(split, "tj_group_turn += 1;") == 2);
+  CHECK(tilejit_test::occurrences(split, "= tj_group_arrive(tj_barrier, 40u, tj_group_rank);") ==
+        2);  // before the loop and in it
+  CHECK(tilejit_test::occurrences(split, "if (threadIdx.x == 0) tj_group_wait(tj_barrier, tj_group_seen[") == 2);
+  CHECK(tilejit_test::occurrences(split, "tj_group_turn += 1;") == 2);
   // A group of one still exchanges through the workspace when split (NVRTC compiles it).
   const CompiledKernel& split_of_one =
       tilejit_test::group_stats_split().compile(tilejit_test::group_stats_compile_args(7, 4000, 128, 1),
                                                 {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
-  CHECK(count_of(split_of_one.stage("cuda"), "= tj_group_arrive(tj_barrier, 1u, tj_group_rank);") == 2);
+  CHECK(tilejit_test::occurrences(split_of_one.stage("cuda"), "= tj_group_arrive(tj_barrier, 1u, tj_group_rank);") ==
+        2);
   CHECK(split_of_one.stage("ptx").find("atom.release.gpu.global.add.u32") != std::string::npos);
 
   // Warp 0 loads its lanes' slots unrolled, all in flight before the first use: two (max, sum)
   // pairs a lane for 40 programs, one 8-byte load each, no loop around them.
   const std::string& s_ptx = s.stage("ptx");
-  CHECK(count_of(s_ptx, "ld.relaxed.gpu.global.v2.f32") == 4);  // two finishes, two loads each
+  CHECK(tilejit_test::occurrences(s_ptx, "ld.relaxed.gpu.global.v2.f32") == 4);  // two finishes, two loads each
   // Groups past 16 slots a lane load in chunks of 16, twice (max, then sum): NVRTC takes them,
   // without spilling, for the stats and for the one-value reductions, one chunk's loads at a time
   // (NVRTC unrolling the chunks hoisted all their loads: 209 registers in the softmax op's group
@@ -392,14 +387,14 @@ TEST_CASE("group reductions: one global-memory barrier per reduction, a cooperat
   const CompiledKernel& big =
       tilejit_test::group_stats().compile(tilejit_test::group_stats_compile_args(7, 4000, 128, 600),
                                           {.num_warps = 4, .arch = "sm_80", .codegen = GpuCodegen::cuda});
-  CHECK(count_of(big.stage("cuda"), "for (int tj_c = 0; tj_c < 19; tj_c += 16)") == 2);
+  CHECK(tilejit_test::occurrences(big.stage("cuda"), "for (int tj_c = 0; tj_c < 19; tj_c += 16)") == 2);
   CHECK(big.metadata().spill_store_bytes == 0);
   CHECK(big.metadata().registers <= 64);
   std::vector<Arg> big_args = args;
   big_args[8] = std::int64_t{600};
   const CompiledKernel& big_rows = tilejit_test::group_rows().compile(
       big_args, {.num_warps = 4, .num_stages = 1, .arch = "sm_80", .codegen = GpuCodegen::cuda});
-  CHECK(count_of(big_rows.stage("cuda"), "for (int tj_c = 0; tj_c < 19; tj_c += 16)") == 4);
+  CHECK(tilejit_test::occurrences(big_rows.stage("cuda"), "for (int tj_c = 0; tj_c < 19; tj_c += 16)") == 4);
   CHECK(big_rows.metadata().spill_store_bytes == 0);
   CHECK(big_rows.metadata().registers <= 64);
 
@@ -433,8 +428,8 @@ TEST_CASE("stashes: vector shared-memory accesses, no barrier, after the scratch
     CHECK(c.metadata().dynamic_shared_bytes == stash);  // no reductions: no scratch before it
     const std::string& ir = c.stage("ir");
     CHECK(ir.find(fmt::format("stash 0: {}[{}] x {} slots", dtype_name(dtype), cols, slots)) != std::string::npos);
-    CHECK(count_of(ir, "stash_put") == 2);
-    CHECK(count_of(ir, "stash_get") == 3);
+    CHECK(tilejit_test::occurrences(ir, "stash_put") == 2);
+    CHECK(tilejit_test::occurrences(ir, "stash_get") == 3);
     const std::string& cuda = c.stage("cuda");
     CHECK(cuda.find("constexpr int tj_stash_offset = 0;") != std::string::npos);
     CHECK(cuda.find("__syncthreads") == std::string::npos);
@@ -463,18 +458,18 @@ TEST_CASE("stash copies: one 16-byte cp.async per vector, a group per copy, wait
       args, {.num_warps = 4, .arch = "sm_90", .codegen = GpuCodegen::cuda});
   // Two copies (before the loop and in it), each two 16-byte vectors and one group; NVRTC unrolls
   // the loop of 4, so the PTX holds each of the loop's instructions 4 times.
-  CHECK(count_of(c.stage("ir"), "stash_copy %") == 2);
-  CHECK(count_of(c.stage("ir"), "copies_wait pending=1") == 1);
+  CHECK(tilejit_test::occurrences(c.stage("ir"), "stash_copy %") == 2);
+  CHECK(tilejit_test::occurrences(c.stage("ir"), "copies_wait pending=1") == 1);
   const std::string& cuda = c.stage("cuda");
-  CHECK(count_of(cuda, "cp.async.cg.shared.global [%0], [%1], 16, %2;") == 2);
-  CHECK(count_of(cuda, "cp.async.commit_group;") == 2);
+  CHECK(tilejit_test::occurrences(cuda, "cp.async.cg.shared.global [%0], [%1], 16, %2;") == 2);
+  CHECK(tilejit_test::occurrences(cuda, "cp.async.commit_group;") == 2);
   const std::string& ptx = c.stage("ptx");
   // (The last trip's copy is into slot 4, outside the stash: the unrolled test drops it.)
-  CHECK(count_of(ptx, "cp.async.cg.shared.global") == 2 + 2 * 3);
+  CHECK(tilejit_test::occurrences(ptx, "cp.async.cg.shared.global") == 2 + 2 * 3);
   CHECK(ptx.find("cp.async.ca.shared.global") == std::string::npos);
-  CHECK(count_of(ptx, "cp.async.commit_group") == 1 + 4);
-  CHECK(count_of(ptx, "cp.async.wait_group 1") == 4);
-  CHECK(count_of(ptx, "cp.async.wait_group 0") == 1);
+  CHECK(tilejit_test::occurrences(ptx, "cp.async.commit_group") == 1 + 4);
+  CHECK(tilejit_test::occurrences(ptx, "cp.async.wait_group 1") == 4);
+  CHECK(tilejit_test::occurrences(ptx, "cp.async.wait_group 0") == 1);
   CHECK(c.metadata().spill_store_bytes == 0);
   // Before sm_80 there is no cp.async: the copies go through registers.
   const CompiledKernel& old = tilejit_test::stash_copy_round_trip().compile(
@@ -519,6 +514,7 @@ TEST_CASE("a running sum rescaled through an fma of its carried max keeps the re
         .stage("cuda");
   };
   const std::string with_fma = cuda(1), with_sub = cuda(0);
-  CHECK(count_of(with_fma, "__syncthreads();") == count_of(with_sub, "__syncthreads();"));
-  CHECK(count_of(with_fma, "tj_x[") == count_of(with_sub, "tj_x["));
+  CHECK(tilejit_test::occurrences(with_fma, "__syncthreads();") ==
+        tilejit_test::occurrences(with_sub, "__syncthreads();"));
+  CHECK(tilejit_test::occurrences(with_fma, "tj_x[") == tilejit_test::occurrences(with_sub, "tj_x["));
 }

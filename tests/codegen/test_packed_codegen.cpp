@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/ptx_access_counts.h"
 #include "example_kernels.h"
 #include "kernels/cluster_rows_kernel.h"
 #include "kernels/softmax_seed.h"
@@ -34,12 +35,6 @@ const CompiledKernel& seed(GpuCodegen codegen, int programs_per_block, int num_w
   return examples::softmax_persistent().compile(args, o);
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("CUDA C: programs sharing a block take their id from the block and their own barrier") {
@@ -52,12 +47,12 @@ TEST_CASE("CUDA C: programs sharing a block take their id from the block and the
   CHECK(src.find("const int tj_warp = (threadIdx.x >> 5) & 1;") != std::string::npos);
   CHECK(src.find("const int tj_program = (int)blockIdx.x * 4 + tj_program_in_block;") != std::string::npos);
   CHECK(src.find("if (tj_program >= tj_programs) return;") != std::string::npos);
-  CHECK(count(src, "blockIdx") == 1);               // program_id(0) reads tj_program only
-  CHECK(src.find("gridDim") == std::string::npos);  // num_programs(0) is the parameter
-  CHECK(count(src, "__syncthreads") == 0);
-  CHECK(count(src, R"(asm volatile("bar.sync %0, 64;" :: "r"(tj_program_in_block) : "memory");)") ==
-        count(alone.stage("cuda"), "__syncthreads();"));
-  CHECK(count(src, "bar.sync") >= 2);  // the max's and the sum's exchanges
+  CHECK(tilejit_test::occurrences(src, "blockIdx") == 1);  // program_id(0) reads tj_program only
+  CHECK(src.find("gridDim") == std::string::npos);         // num_programs(0) is the parameter
+  CHECK(tilejit_test::occurrences(src, "__syncthreads") == 0);
+  CHECK(tilejit_test::occurrences(src, R"(asm volatile("bar.sync %0, 64;" :: "r"(tj_program_in_block) : "memory");)") ==
+        tilejit_test::occurrences(alone.stage("cuda"), "__syncthreads();"));
+  CHECK(tilejit_test::occurrences(src, "bar.sync") >= 2);  // the max's and the sum's exchanges
   // Each program's own scratch, 16-byte aligned, four of them a block.
   const int per_program = (alone.metadata().dynamic_shared_bytes + 15) / 16 * 16;
   CHECK(per_program > 0);
@@ -78,10 +73,11 @@ TEST_CASE("PTX generator: programs sharing a block, as the CUDA C generator lays
   CHECK(ptx.find(".param .u32 tj_param_programs") != std::string::npos);
   CHECK(ptx.find("ld.param.u32 %r5, [tj_param_programs];") != std::string::npos);
   CHECK(ptx.find("mad.lo.s32 %r4, %r3, 4, %r2;") != std::string::npos);  // %ctaid.x x 4 + place in block
-  CHECK(count(ptx, "%nctaid") == 0);
-  CHECK(count(ptx, "bar.sync 0") == 0);
-  CHECK(count(ptx, "bar.sync %r2, 64;") == count(alone.stage("ptx"), "bar.sync 0;"));
-  CHECK(count(ptx, "TJ_PROGRAM_SHARED_BYTES") == 0);
+  CHECK(tilejit_test::occurrences(ptx, "%nctaid") == 0);
+  CHECK(tilejit_test::occurrences(ptx, "bar.sync 0") == 0);
+  CHECK(tilejit_test::occurrences(ptx, "bar.sync %r2, 64;") ==
+        tilejit_test::occurrences(alone.stage("ptx"), "bar.sync 0;"));
+  CHECK(tilejit_test::occurrences(ptx, "TJ_PROGRAM_SHARED_BYTES") == 0);
   const int per_program = (alone.metadata().dynamic_shared_bytes + 15) / 16 * 16;
   CHECK(packed.metadata().dynamic_shared_bytes == 4 * per_program);
   CHECK(ptx.find(fmt::format(", %r2, {}, ", per_program)) != std::string::npos);  // this program's slice
@@ -94,8 +90,8 @@ TEST_CASE("one-warp programs sharing a block need no barrier and no shared memor
     CAPTURE(k.metadata().codegen);
     CHECK(k.metadata().dynamic_shared_bytes == 0);
     const std::string& text = k.stage(g == GpuCodegen::cuda ? "cuda" : "ptx");
-    CHECK(count(text, "bar.sync") == 0);
-    CHECK(count(text, "__syncthreads") == 0);
+    CHECK(tilejit_test::occurrences(text, "bar.sync") == 0);
+    CHECK(tilejit_test::occurrences(text, "__syncthreads") == 0);
     CHECK(text.find(g == GpuCodegen::cuda ? "__launch_bounds__(256)" : ".maxntid 256, 1, 1") != std::string::npos);
   }
 }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "codegen/ptx_access_counts.h"
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
 #include "tilejit/ops/softmax_seed.h"
@@ -12,12 +13,6 @@
 using namespace tilejit;
 
 namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 // The persistent seed kernel over 4096 rows of `cols` (f32 or bf16), 8 warps, 2 stages, for sm_90.
 const CompiledKernel& persistent(std::int64_t cols, DType t, bool prefetch_in_shared, std::uint64_t in = 0x20000,
@@ -42,9 +37,9 @@ TEST_CASE("prefetch_in_shared: a row of 64 elements a thread lands in shared mem
     const CompiledKernel& k = persistent(16384, t, true);
     const std::string& ir = k.stage("ir.lowered");
     // One stash of one row; the first row's copy before the loop, the next row's inside it.
-    CHECK(count(ir, "stash 0:") == 1);
-    CHECK(count(ir, "stash_copy") == 2);
-    CHECK(count(ir, "stash_get") == 1);
+    CHECK(tilejit_test::occurrences(ir, "stash 0:") == 1);
+    CHECK(tilejit_test::occurrences(ir, "stash_copy") == 2);
+    CHECK(tilejit_test::occurrences(ir, "stash_get") == 1);
     CHECK(ir.find(" load ") == std::string::npos);
     CHECK(k.metadata().dynamic_shared_bytes >= 16384 * static_cast<int>(dtype_size(t)));
     CHECK(k.metadata().prefetch_in_shared);
