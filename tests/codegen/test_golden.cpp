@@ -223,3 +223,19 @@ TEST_CASE("golden PTX: vector_add (BLOCK 1024, 4 warps, f32, PTX generator)") {
   REQUIRE(k.metadata().codegen == "ptx");
   check_golden("vector_add.ptx", k.stage("ptx"));
 }
+
+TEST_CASE("golden PTX: stash_copy_round_trip (4 slots of 512 f32, 2 warps: copies, waits, reads; PTX generator)") {
+  const auto& k = tilejit_test::stash_copy_round_trip().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 6000, 4, 1, 512}, kPtxOptions);
+  REQUIRE(k.metadata().codegen == "ptx");
+  check_golden("stash_copy_round_trip.ptx", k.stage("ptx"));
+}
+
+TEST_CASE("golden PTX: stash_round_trip (3 slots of 256 bf16 from f32 loads: puts and reads; PTX generator)") {
+  const auto& k =
+      tilejit_test::stash_round_trip().compile({fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 6000, 3,
+                                                1, 256, static_cast<std::int64_t>(DType::bf16)},
+                                               kPtxOptions);
+  REQUIRE(k.metadata().codegen == "ptx");
+  check_golden("stash_round_trip.ptx", k.stage("ptx"));
+}

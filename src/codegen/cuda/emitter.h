@@ -84,11 +84,8 @@ class Emitter {
   void group_combine_stats();
   std::string group_helpers() const;
   std::string group_prologue() const;
-  /// Stashes (stash.cpp): their layout, the elements one access moves, a slot's address.
+  /// Stashes (stash.cpp): their layout, a slot's address.
   Layout stash_layout(const ir::Stash& s) const;
-  int stash_vector_width(const ir::Stash& s, const Layout& l) const;
-  /// Where stash `id` starts after tj_stash_offset: the stashes before it, each padded to 16 bytes.
-  int stash_offset(std::size_t id) const;
   std::string stash_pointer(const ir::Op& op, const std::string& slot);
   void stash_put_op(const ir::Op& op);
   void stash_get_op(const ir::Op& op, const Layout& l, const std::string& name);

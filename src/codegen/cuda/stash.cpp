@@ -1,17 +1,16 @@
 // Stashes (tl::stash): blocks a program keeps in shared memory until it reads them back.
 //
-// Each stash has its place in the dynamic shared memory after the reduction and conversion
-// scratch (tj_stash_offset, known once the body is out). A slot holds its block in element order,
-// and puts and gets use the default layout of the block's shape, which is one per kernel: every
-// thread reads back exactly the elements it wrote, so no barrier is needed, and the thread's
-// contiguous elements move as one vector access (16 bytes for the default layout, conflict-free:
-// a warp's accesses cover one contiguous span).
+// Laid out as stash_layout.h says, after the reduction and conversion scratch (tj_stash_offset,
+// known once the body is out). Every thread reads back exactly the elements it wrote, so no
+// barrier is needed, and the thread's contiguous elements move as one vector access (16 bytes for
+// the default layout, conflict-free: a warp's accesses cover one contiguous span).
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "codegen/cuda/cuda_types.h"
 #include "codegen/cuda/emitter.h"
+#include "codegen/cuda/stash_layout.h"
 #include "codegen/cuda/word_packing.h"
 #include "tilejit/error.h"
 
@@ -35,28 +34,9 @@ std::string word_of(const std::string& v, int words, int w) {
 
 Layout Emitter::stash_layout(const ir::Stash& s) const { return plan_.default_layout(s.block.shape); }
 
-int Emitter::stash_vector_width(const ir::Stash& s, const Layout& l) const {
-  const int fast = l.rank() - 1;
-  const auto elem = static_cast<int>(dtype_size(s.block.elem));
-  int width = 1;
-  for (std::size_t i = 0; i < l.reg.size() && width * elem < 16; ++i) {
-    Coord want{0, 0};
-    want[static_cast<std::size_t>(fast)] = std::int64_t{1} << i;
-    if (l.reg[i] != want) break;
-    width <<= 1;
-  }
-  return elem == 1 && width < 4 ? 1 : width;
-}
-
-int Emitter::stash_offset(std::size_t id) const {
-  std::int64_t offset = 0;
-  for (std::size_t i = 0; i < id; ++i) offset += (f_.stashes[i].bytes() + 15) / 16 * 16;
-  return static_cast<int>(offset);
-}
-
 std::string Emitter::stash_pointer(const ir::Op& op, const std::string& slot) {
   const auto id = static_cast<std::size_t>(op.attrs.int_value);
-  const int offset = stash_offset(id);
+  const std::int64_t offset = stash_offset(f_, id);
   const ir::Stash& s = f_.stashes[id];
   return fmt::format("(reinterpret_cast<{}*>(tj_smem + tj_stash_offset + {}) + {} * {})", c_type(s.block.elem), offset,
                      slot, s.block.numel());
@@ -167,6 +147,6 @@ void Emitter::copies_wait_op(const ir::Op& op) {
   out_ += "#endif\n";
 }
 
-int Emitter::stash_bytes() const { return stash_offset(f_.stashes.size()); }
+int Emitter::stash_bytes() const { return static_cast<int>(stash_offset(f_, f_.stashes.size())); }
 
 }  // namespace tilejit::codegen::cuda

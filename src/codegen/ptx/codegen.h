@@ -23,7 +23,7 @@ struct PtxKernelSource {
   std::string ptx;
   std::string entry_name;
   int num_warps = 4;
-  int dynamic_shared_bytes = 0;  // scratch for reductions and layout conversions (the whole block's)
+  int dynamic_shared_bytes = 0;  // reduction and conversion scratch, then stashes (the whole block's)
 };
 
 /// The kernel uses something this generator does not implement (e.g. f64 exp). The compiler

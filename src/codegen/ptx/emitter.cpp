@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "codegen/cuda/stash_layout.h"
 #include "ir/printer.h"
 #include "tilejit/error.h"
 
@@ -218,7 +219,8 @@ PtxKernelSource Emitter::run() {
   std::vector<std::string> params;
   scopes_.emplace_back();
   if (packed()) {
-    if (cluster_size_ > 1) throw InternalError("PTX generation: programs sharing a block with clusters");
+    if (cluster_size_ > 1 || !f_.stashes.empty())
+      throw InternalError("PTX generation: programs sharing a block with clusters or stashes");
     packed_prologue();
   }
   // Parameters: loaded in the prologue; pointers converted to global-window addresses.
@@ -264,6 +266,15 @@ PtxKernelSource Emitter::run() {
   out += code_.body();
   out += "\tret;\n}\n";
   if (options_.line_info) out += code_.file_directives();
+  if (!f_.stashes.empty()) {
+    // The stashes follow the scratch, which is known only now that the body is out.
+    const int scratch = (shared_bytes_ + 15) / 16 * 16;
+    for (std::size_t id = 0; id < f_.stashes.size(); ++id) {
+      const std::string place = stash_place(id), at = std::to_string(scratch + cuda::stash_offset(f_, id));
+      for (auto i = out.find(place); i != std::string::npos; i = out.find(place, i)) out.replace(i, place.size(), at);
+    }
+    shared_bytes_ = scratch + static_cast<int>(cuda::stash_offset(f_, f_.stashes.size()));
+  }
   if (!packed()) return PtxKernelSource{out, options_.entry_name, options_.num_warps, shared_bytes_};
   const int per_program = (shared_bytes_ + 15) / 16 * 16;  // each program's slice 16-byte aligned
   for (auto at = out.find(kProgramSharedBytes); at != std::string::npos; at = out.find(kProgramSharedBytes, at))
@@ -285,10 +296,9 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
     case ir::OpKind::group_reduce:  // a spinning barrier in global memory: NVRTC's kernel only
       throw Unsupported("PTX generation: group reductions (tl::group_*)");
-    case ir::OpKind::stash_put:
-    case ir::OpKind::stash_get:
-    case ir::OpKind::stash_copy:
-    case ir::OpKind::copies_wait: throw Unsupported("PTX generation: stashes (tl::stash)");
+    case ir::OpKind::stash_put: return stash_put_op(op);
+    case ir::OpKind::stash_copy: return stash_copy_op(op);
+    case ir::OpKind::copies_wait: code_.ins(fmt::format("cp.async.wait_group {}", op.attrs.int_value)); return;
     default: break;
   }
   ir::ValueId res = op.results.at(0);
@@ -338,6 +348,7 @@ Regs Emitter::block_op(const ir::Op& op, const Layout& l) {
     }
     case ir::OpKind::broadcast: return block(op.operands[0], operand_layout(op, l));
     case ir::OpKind::load: return load_op(op, l);
+    case ir::OpKind::stash_get: return stash_get_op(op, l);
     case ir::OpKind::div: {
       Regs out;
       if (uniform_float_division(op, l, out)) return out;

@@ -89,6 +89,9 @@ class Emitter {
   int cross_warp_bytes(const ir::Op& reduce) const;
   int conversion_base() const { return 2 * reduction_buffer_bytes_; }
   Regs convert_layout(ir::ValueId v, const Layout& from, const Layout& to);
+  /// Shared-window address of this thread's first element of a block laid out in element order
+  /// from the start of shared memory in layout `l`, `bytes` an element (a prologue value).
+  std::string thread_shared_address(const Layout& l, int bytes);
 
   // ---- ops ----
   void region(const ir::Region& r);
@@ -127,6 +130,20 @@ class Emitter {
   void loop_op(const ir::Op& op);
   /// Whether loop_op carries block `arg` (yielding `yielded`, layout `l`) as 32-bit words.
   bool carried_as_words(ir::ValueId arg, ir::ValueId yielded, const Layout& l) const;
+  // ---- stashes (stash.cpp) ----
+  /// The default layout of the stash's block: its puts, gets and copies all use it.
+  Layout stash_layout(const ir::Stash& s) const { return plan_.default_layout(s.block.shape); }
+  /// This thread's first element of the op's slot (a shared-window address) and whether the slot
+  /// is one of the stash's: outside, puts and copies do nothing and gets read zeros.
+  struct SlotAccess {
+    std::string address, in_range;
+  };
+  SlotAccess stash_slot(const ir::Op& op, const Layout& l);
+  /// Stands for where stash `id` starts in shared memory until run() knows the scratch before it.
+  static std::string stash_place(std::size_t id);
+  void stash_put_op(const ir::Op& op);
+  Regs stash_get_op(const ir::Op& op, const Layout& l);
+  void stash_copy_op(const ir::Op& op);
   // ---- cluster reductions (cluster.cpp) ----
   void cluster_reduce_op(const ir::Op& op);
   void cluster_softmax_stats_op(const ir::Op& op);

@@ -182,6 +182,16 @@ const std::string& Emitter::shared_base() {
   return hoisted_.at(key);
 }
 
+std::string Emitter::thread_shared_address(const Layout& l, int bytes) {
+  std::string lin = thread_linear(l);
+  if (lin.empty()) return shared_base();
+  return hoisted(fmt::format("smem{}:{}", bytes, cuda::to_string(l)), [&] {
+    std::string a = code_.reg(RegClass::b32);
+    code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", a, lin, bytes, shared_base()));
+    return a;
+  });
+}
+
 // Every thread writes what it holds (replicas write equal values), then reads what the new
 // layout gives it; in the region after the reduction buffers, with a barrier on either side.
 Regs Emitter::convert_layout(ir::ValueId v, const Layout& from, const Layout& to) {
@@ -192,16 +202,7 @@ Regs Emitter::convert_layout(ir::ValueId v, const Layout& from, const Layout& to
   need_shared(conversion_base() + static_cast<int>(t.numel()) * bytes);
   RegClass c = reg_class(t);
   const char* st = bytes == 8 ? "b64" : bytes == 4 ? "b32" : "b16";
-  auto address = [&](const Layout& l) {
-    std::string lin = thread_linear(l);
-    if (lin.empty()) return shared_base();
-    return hoisted(fmt::format("smem{}:{}", bytes, cuda::to_string(l)), [&] {
-      std::string a = code_.reg(RegClass::b32);
-      code_.ins(fmt::format("mad.lo.s32 {}, {}, {}, {}", a, lin, bytes, shared_base()));
-      return a;
-    });
-  };
-  std::string in = address(from), out = address(to);
+  std::string in = thread_shared_address(from, bytes), out = thread_shared_address(to, bytes);
   for (int r = 0; r < from.num_regs(); ++r)
     code_.ins(fmt::format("st.shared.{} [{}+{}], {}", st, in, conversion_base() + reg_linear(from, r) * bytes,
                           src[static_cast<std::size_t>(r)]));
