@@ -15,6 +15,7 @@
 #   probe       tilejit-softmax once per argument list in PROBES (';'-separated) or, when PROBES is
 #               empty, per line of the file PROBES_FILE (relative to the repository root), e.g.
 #               forced configurations: probe.log, and the last line of each (its bandwidth) in probe.md.
+#               An argument list may start with environment assignments (TILEJIT_CODEGEN=ptx --rows ...).
 #               bench/probes_wide_rows.txt: the wide rows' table entries and the candidates to try next
 #   l2          bench/l2_persisting.py (L2_ARGS): ops::softmax with an L2 set-aside for persisting
 #               accesses against none, rounds alternating, once per ';'-separated argument list in
@@ -90,9 +91,15 @@ for bench in ${BENCHES:-softmax latency}; do
         probes=()
       fi
       for probe in "${probes[@]}"; do
-        # shellcheck disable=SC2086  # each probe is an argument list
+        read -ra words <<<"$probe"
+        assignments=()
+        while [[ ${#words[@]} -gt 0 && ${words[0]} == *=* ]]; do
+          assignments+=("${words[0]}")
+          words=("${words[@]:1}")
+        done
         # A probe that fails (e.g. a configuration the device cannot hold) reports its last line too.
-        result=$(timeout 120 "$BUILD/examples/tilejit-softmax" $probe 2>&1 | tee -a "$OUT/probe.log" | tail -n 1) || true
+        result=$(timeout 120 env "${assignments[@]}" "$BUILD/examples/tilejit-softmax" "${words[@]}" 2>&1 |
+          tee -a "$OUT/probe.log" | tail -n 1) || true
         echo "| $probe | $result |" | tee -a "$OUT/probe.md"
       done ;;
     none) ;;
