@@ -42,6 +42,12 @@ const char* mov_type(RegClass c) {
   return "?";
 }
 
+std::string vector_operand(const std::vector<std::string>& words) {
+  return words.size() == 1 ? words[0] : fmt::format("{{{}}}", fmt::join(words, ", "));
+}
+
+std::string vector_suffix(std::size_t words) { return words == 1 ? "" : fmt::format(".v{}", words); }
+
 std::string Code::reg(RegClass c) { return fmt::format("{}{}", prefix(c), ++counts_[c]); }
 
 std::string Code::label() { return fmt::format("$L__{}", labels_++); }

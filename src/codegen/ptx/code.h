@@ -14,6 +14,11 @@ enum class RegClass { pred, b16, b32, f32, b64, f64 };
 /// The type suffix a `mov` or `selp` of this class uses ("pred", "b16", "f32"...).
 const char* mov_type(RegClass c);
 
+/// The registers of one vector access as PTX writes them: "{a, b, c, d}", or "a" for one.
+std::string vector_operand(const std::vector<std::string>& words);
+/// The access's vector suffix: ".v2", ".v4", or "" for one word.
+std::string vector_suffix(std::size_t words);
+
 class Code {
  public:
   /// A fresh virtual register.

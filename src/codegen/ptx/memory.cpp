@@ -13,13 +13,6 @@
 namespace tilejit::codegen::ptx {
 namespace {
 
-// "{a, b, c, d}", or "a" for one word.
-std::string word_list(const std::vector<std::string>& words) {
-  return words.size() == 1 ? words[0] : fmt::format("{{{}}}", fmt::join(words, ", "));
-}
-
-std::string vector_suffix(std::size_t words) { return words == 1 ? "" : fmt::format(".v{}", words); }
-
 const char* access_type(int elem_bytes) { return elem_bytes == 8 ? "b64" : elem_bytes == 4 ? "b32" : "b16"; }
 
 std::string guard(const std::string& pred) { return pred.empty() ? "" : "@" + pred + " "; }
@@ -101,7 +94,7 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
       }
       L2Hint hint = l2_hint(code_, op.attrs.eviction);
       code_.ins(fmt::format("{}ld.global{}{}.b32 {}, [{}]{}", guard(pred), hint.qualifier, vector_suffix(words.size()),
-                            word_list(words), ptr, hint.operand));
+                            vector_operand(words), ptr, hint.operand));
       for (int w = 0; w < width / 2; ++w) {
         auto e = first + static_cast<std::size_t>(2 * w);
         Regs halves = unpack(words[static_cast<std::size_t>(w)]);
@@ -120,7 +113,7 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
     }
     L2Hint hint = l2_hint(code_, op.attrs.eviction);
     code_.ins(fmt::format("{}ld.global{}{}.{} {}, [{}]{}", guard(pred), hint.qualifier, vector_suffix(words.size()),
-                          access_type(elem), word_list(words), ptr, hint.operand));
+                          access_type(elem), vector_operand(words), ptr, hint.operand));
   }
   return out;
 }
@@ -196,7 +189,7 @@ void Emitter::store_op(const ir::Op& op) {
     L2Hint hint = l2_hint(code_, op.attrs.eviction);
     std::string pred = predicate(first), ptr = address(first);
     code_.ins(fmt::format("{}st.global{}{}.{} [{}], {}{}", guard(pred), hint.qualifier, vector_suffix(words.size()), ty,
-                          ptr, word_list(words), hint.operand));
+                          ptr, vector_operand(words), hint.operand));
   }
 }
 

@@ -17,12 +17,6 @@
 namespace tilejit::codegen::ptx {
 namespace {
 
-std::string word_list(const std::vector<std::string>& words) {
-  return words.size() == 1 ? words[0] : fmt::format("{{{}}}", fmt::join(words, ", "));
-}
-
-std::string vector_suffix(std::size_t words) { return words == 1 ? "" : fmt::format(".v{}", words); }
-
 // The .b type of one word of an access: 16-bit elements go in pairs where there are two.
 const char* word_type(int elem_bytes, int width) {
   if (elem_bytes == 8) return "b64";
@@ -74,7 +68,7 @@ void Emitter::stash_put_op(const ir::Op& op) {
       for (int k = 0; k < width; ++k) words.push_back(value[first + static_cast<std::size_t>(k)]);
     }
     code_.ins(fmt::format("@{} st.shared{}.{} [{}+{}], {}", slot.in_range, vector_suffix(words.size()),
-                          word_type(elem, width), slot.address, reg_linear(l, r) * elem, word_list(words)));
+                          word_type(elem, width), slot.address, reg_linear(l, r) * elem, vector_operand(words)));
   }
 }
 
@@ -92,7 +86,7 @@ Regs Emitter::stash_get_op(const ir::Op& op, const Layout& l) {
     const bool pairs = elem == 2 && width >= 2;
     for (int k = 0; k < (pairs ? width / 2 : width); ++k) words.push_back(zero(pairs ? RegClass::b32 : c));
     code_.ins(fmt::format("@{} ld.shared{}.{} {}, [{}+{}]", slot.in_range, vector_suffix(words.size()),
-                          word_type(elem, width), word_list(words), slot.address, reg_linear(l, r) * elem));
+                          word_type(elem, width), vector_operand(words), slot.address, reg_linear(l, r) * elem));
     for (std::size_t k = 0; k < words.size(); ++k) {
       if (!pairs) {
         out[first + k] = words[k];
