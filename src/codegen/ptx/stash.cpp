@@ -27,10 +27,10 @@ const ir::Stash& stash_of(const ir::Function& f, const ir::Op& op) {
   return f.stashes.at(static_cast<std::size_t>(op.attrs.int_value));
 }
 
-// Booleans live in predicate registers; their stashes stay with the CUDA C generator.
+// Two bytes or more: the DSL refuses stashes of booleans, the only one-byte type.
 int element_bytes(const ir::Stash& s) {
   const auto bytes = static_cast<int>(dtype_size(s.block.elem));
-  if (bytes == 1) throw Unsupported(fmt::format("PTX generation: a stash of {} blocks", dtype_name(s.block.elem)));
+  if (bytes < 2) throw InternalError(fmt::format("ptx codegen: a stash of {} blocks", dtype_name(s.block.elem)));
   return bytes;
 }
 
