@@ -43,6 +43,8 @@ const std::vector<ExampleKernel>& example_kernels() {
   static const std::vector<ExampleKernel> all = {
       {"softmax", "seed softmax, one program per row (alias of softmax_simple)", &softmax_simple(), simple_args},
       {"softmax_simple", "seed softmax, one program per row", &softmax_simple(), simple_args},
+      {"softmax_held", "seed softmax, one program per row, the row held in shared memory", &softmax_held(),
+       simple_args},
       {"softmax_persistent", "seed softmax, persistent grid-stride loop over rows", &softmax_persistent(),
        persistent_args},
       {"softmax_rows_2d", "softmax of many short rows with 2-D blocks", &softmax_rows_2d(), rows_2d_args},

@@ -30,7 +30,7 @@ using namespace tilejit;
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: tilejit-softmax [--rows M] [--cols N] [--dtype f32|f16|bf16] [--kernel op|seed|simple|persistent]
+    R"(usage: tilejit-softmax [--rows M] [--cols N] [--dtype f32|f16|bf16] [--kernel op|seed|simple|held|persistent]
                        [--log] [--backend cuda|cpu] [--reps N] [--dump ptx|cuda|ir] ...
 
 Runs softmax over an M x N input (default 4096 x 4096, f32), on the GPU when there is one, else on
@@ -41,7 +41,8 @@ the same bytes.
   --dtype T               f32, f16 or bf16 (input and output)
   --kernel K              op: the library op, which picks a strategy per shape (default);
                           seed or persistent: the seed's persistent kernel; simple: the seed's
-                          one-row-per-program kernel
+                          one-row-per-program kernel; held: the simple kernel with its row held
+                          in shared memory, read back by each phase
   --log                   log_softmax instead (op only)
   --backend B             cuda or cpu (default: cuda when a GPU is present)
   --threads N             CPU backend threads (0: one per core)
@@ -77,7 +78,7 @@ A configuration of the op's own, instead of its choice: --config, or --strategy 
 )";
 
 struct Plan {
-  std::string kernel;  // op, simple or persistent
+  std::string kernel;  // op, simple, held or persistent
   std::int64_t rows, cols, block;
   int num_warps, num_stages;
   DType dtype;
@@ -98,7 +99,7 @@ CompileOptions seed_options(const Plan& p, Backend backend) {
 
 std::vector<Arg> seed_arguments(const Plan& p, std::uint64_t out, std::uint64_t in) {
   Pointer o{out, p.dtype}, i{in, p.dtype};
-  if (p.kernel == "simple") return {o, i, p.cols, p.cols, p.cols, p.block};
+  if (p.kernel == "simple" || p.kernel == "held") return {o, i, p.cols, p.cols, p.cols, p.block};
   return {o, i, p.cols, p.cols, p.rows, p.cols, p.block, p.num_stages};
 }
 
@@ -181,6 +182,7 @@ bool verify(const Plan& p, const std::vector<float>& host, const std::vector<flo
 
 const KernelBase& seed_kernel(const Plan& p) {
   if (p.kernel == "simple") return examples::softmax_simple();
+  if (p.kernel == "held") return examples::softmax_held();
   return examples::softmax_persistent();
 }
 
@@ -276,8 +278,8 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
         seed_kernel(p).compile(seed_arguments(p, out.address(), in.address()), seed_options(p, backend));
     if (cpu && is_cpu_stage(args.str("dump")))
       dump_stage(args.str("dump"), [&] { return std::vector<const CompiledKernel*>{&k}; });
-    Grid grid = p.kernel == "simple" ? Grid(static_cast<std::uint64_t>(p.rows))
-                                     : Grid(persistent_grid(k, static_cast<std::uint64_t>(p.rows)));
+    Grid grid = p.kernel == "persistent" ? Grid(persistent_grid(k, static_cast<std::uint64_t>(p.rows)))
+                                         : Grid(static_cast<std::uint64_t>(p.rows));
     grid_note = fmt::format("grid {}, ", grid.x);
     LaunchOptions launch;
     launch.cpu_threads = static_cast<int>(args.integer("threads"));
@@ -323,8 +325,8 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
 int run(const examples::CliArgs& args) {
   Plan p{args.str("kernel"), args.integer("rows"), args.integer("cols"), 0, 0, 2, DType::f32, args.flag("log")};
   if (p.kernel == "seed") p.kernel = "persistent";
-  if (p.kernel != "op" && p.kernel != "simple" && p.kernel != "persistent")
-    throw Error(fmt::format("unknown --kernel '{}' (op, seed, simple or persistent)", p.kernel));
+  if (p.kernel != "op" && p.kernel != "simple" && p.kernel != "held" && p.kernel != "persistent")
+    throw Error(fmt::format("unknown --kernel '{}' (op, seed, simple, held or persistent)", p.kernel));
   if (!parse_dtype(args.str("dtype"), p.dtype) ||
       (p.dtype != DType::f32 && p.dtype != DType::f16 && p.dtype != DType::bf16))
     throw Error(fmt::format("unknown --dtype '{}' (f32, f16 or bf16)", args.str("dtype")));
@@ -350,9 +352,10 @@ int run(const examples::CliArgs& args) {
     if (p.block > 16384) throw Error(fmt::format("--cols {} is wider than the seed kernel holds (16384)", p.cols));
     const ops::SeedConfig seed = ops::seed_config(p.cols, dtype_size(p.dtype));
     p.num_warps = args.given("warps") ? static_cast<int>(args.integer("warps")) : seed.num_warps;
-    p.min_blocks_per_sm = args.given("min-blocks") ? static_cast<int>(args.integer("min-blocks"))
-                          : args.given("warps")    ? 0
-                                                   : seed.min_blocks_per_sm;
+    // The seed's bound is for rows held in registers; the held kernel's registers leave ptxas free.
+    p.min_blocks_per_sm = args.given("min-blocks")                    ? static_cast<int>(args.integer("min-blocks"))
+                          : args.given("warps") || p.kernel == "held" ? 0
+                                                                      : seed.min_blocks_per_sm;
     p.programs_per_block = args.given("programs-per-block") ? static_cast<int>(args.integer("programs-per-block"))
                            : args.given("warps")            ? 1
                                                             : seed.programs_per_block;

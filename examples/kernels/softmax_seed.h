@@ -6,6 +6,8 @@
 
 namespace tilejit::examples {
 
+using ops::softmax_held;
+using ops::softmax_held_kernel;
 using ops::softmax_persistent;
 using ops::softmax_persistent_kernel;
 using ops::softmax_simple;

@@ -13,6 +13,12 @@ const SoftmaxSimple& softmax_simple() {
   return k;
 }
 
+const SoftmaxHeld& softmax_held() {
+  static const SoftmaxHeld k("softmax_held", softmax_held_kernel,
+                             {"out", "in", "in_stride", "out_stride", "n_cols", "BLOCK_SIZE"});
+  return k;
+}
+
 const SoftmaxPersistent& softmax_persistent() {
   static const SoftmaxPersistent k(
       "softmax_persistent", softmax_persistent_kernel,

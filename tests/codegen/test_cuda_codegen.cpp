@@ -90,6 +90,7 @@ TEST_CASE("every example kernel: extern \"C\" __global__ entry with __launch_bou
 TEST_CASE("every example kernel: #line directives point into the kernel's own function") {
   // The seed kernels are library kernels (include/tilejit/ops); the others are examples.
   const std::map<std::string, std::string> header = {{"softmax_simple", "include/tilejit/ops/softmax_seed.h"},
+                                                     {"softmax_held", "include/tilejit/ops/softmax_seed.h"},
                                                      {"softmax_persistent", "include/tilejit/ops/softmax_seed.h"},
                                                      {"softmax_rows_2d", "examples/kernels/softmax_rows_2d.h"},
                                                      {"softmax_online", "examples/kernels/softmax_online.h"},

@@ -239,3 +239,16 @@ TEST_CASE("golden PTX: stash_round_trip (3 slots of 256 bf16 from f32 loads: put
   REQUIRE(k.metadata().codegen == "ptx");
   check_golden("stash_round_trip.ptx", k.stage("ptx"));
 }
+
+TEST_CASE("golden: softmax_held (BLOCK 1024, 4 warps, f32: the row in a stash, read back by each phase)") {
+  const auto& k =
+      examples::softmax_held().compile({fake(DType::f32, 0), fake(DType::f32, 1), 1024, 1024, 1000, 1024}, kOptions);
+  check_kernel("softmax_held", k);
+}
+
+TEST_CASE("golden PTX: softmax_held (BLOCK 1024, 4 warps, f32, PTX generator: streamed phases)") {
+  const auto& k =
+      examples::softmax_held().compile({fake(DType::f32, 0), fake(DType::f32, 1), 1024, 1024, 1000, 1024}, kPtxOptions);
+  REQUIRE(k.metadata().codegen == "ptx");
+  check_golden("softmax_held.ptx", k.stage("ptx"));
+}

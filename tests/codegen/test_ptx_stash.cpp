@@ -1,7 +1,8 @@
 // Stashes (tl::stash) through the PTX generator, without a GPU: every round trip the GPU suite runs
 // (tests/kernels/test_stash.cpp) assembles from generated PTX and takes the shared memory the CUDA
-// C generator's build takes, so both generators lay the stash out alike. The numerics run in
-// test_kernels_gpu_ptx.
+// C generator's build takes, so both generators lay the stash out alike; values read from a stash
+// are streamed (read again by each consumer, a piece at a time) only where the stash is not
+// written after the read. The numerics run in test_kernels_gpu_ptx.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -9,6 +10,7 @@
 #include "codegen/ptx_access_counts.h"
 #include "kernels/stash_round_trip_kernel.h"
 #include "tilejit/kernel.h"
+#include "tilejit/ops/softmax_seed.h"
 
 using namespace tilejit;
 
@@ -93,4 +95,43 @@ TEST_CASE("PTX stashes: a copy moves 16 bytes a cp.async where the pointers allo
   const std::string& off = copy_ptx(0x30004);
   CHECK(off.find("cp.async.cg") == std::string::npos);
   CHECK(tilejit_test::occurrences(off, "cp.async.ca.shared.global") == 16);
+}
+
+namespace {
+
+// The seed's kernels over bf16 rows of 16384, 8 warps, no occupancy bound, through the PTX generator.
+const CompiledKernel& held_bf16_16384() {
+  return ops::softmax_held().compile({fake(DType::bf16, 0), fake(DType::bf16, 1), 16384, 16384, 16384, 16384},
+                                     options(8, GpuCodegen::ptx));
+}
+
+}  // namespace
+
+TEST_CASE("PTX streamed values: the held seed kernel reads its row back in each phase and holds none of them") {
+  const CompiledKernel& k = held_bf16_16384();
+  REQUIRE(k.metadata().codegen == "ptx");
+  const std::string& code = k.stage("ptx");
+  // 64 elements a thread: 8 pieces of 16 bytes, copied once, read by the max, the sum and the
+  // stores (emitted twice, on either side of the division's branch on the divisor).
+  CHECK(tilejit_test::occurrences(code, "cp.async.cg.shared.global") == 8);
+  CHECK(tilejit_test::occurrences(code, "ld.shared.v4.b32") == 4 * 8);
+  CHECK(code.find("ld.global") == std::string::npos);
+  CHECK(tilejit_test::occurrences(code, "div.full.f32") == 64);  // the slow path's, not predicated
+  // Registers for a piece in hand, not a row: the simple kernel, holding the row, takes 80 at the
+  // three blocks an SM it is built for, and ptxas takes more unbounded.
+  CHECK(k.metadata().registers <= 48);
+  CHECK(k.metadata().spill_store_bytes == 0);
+}
+
+TEST_CASE("PTX streamed values: a stash read followed by a copy into its stash is read once and held") {
+  // The staged persistent kernel reads the row, then starts the next row's copy into the same slot.
+  const CompiledKernel& k = ops::softmax_persistent().compile(
+      {fake(DType::bf16, 0), fake(DType::bf16, 1), 16384, 16384, 4096, 16384, 16384, 2}, [] {
+        CompileOptions o = options(8, GpuCodegen::ptx);
+        o.num_stages = 2;
+        o.prefetch_in_shared = true;
+        return o;
+      }());
+  REQUIRE(k.metadata().codegen == "ptx");
+  CHECK(tilejit_test::occurrences(k.stage("ptx"), "ld.shared.v4.b32") == 8);
 }

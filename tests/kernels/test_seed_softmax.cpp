@@ -30,21 +30,23 @@ void check_softmax(std::int64_t rows, std::int64_t cols) {
   auto ref = examples::softmax_reference(host, rows, cols, cols);
   Buffer in = buffer(DType::f32, host.size()), out = buffer(DType::f32, host.size());
   in.upload(host);
-  // The one-program-per-row kernel (stages 0: no loop), the persistent one with the next row's
-  // loads in flight, and on the GPU also with the next three rows' (the CPU backend does not
-  // pipeline loads: num_stages changes nothing there).
+  // The one-program-per-row kernels (stages 0: no loop), the row in registers or in shared
+  // memory, the persistent one with the next row's loads in flight, and on the GPU also with the
+  // next three rows' (the CPU backend does not pipeline loads: num_stages changes nothing there).
   struct Variant {
     const char* name;
     int stages;
   };
-  for (auto [name, stages] : {Variant{"simple", 0}, Variant{"persistent", 2}, Variant{"persistent", 4}}) {
+  for (auto [name, stages] :
+       {Variant{"simple", 0}, Variant{"held", 0}, Variant{"persistent", 2}, Variant{"persistent", 4}}) {
     CAPTURE(name);
     CAPTURE(stages);
     if (stages > 2 && backend() == Backend::cpu) continue;
     out.fill_bytes(0xff);  // NaN: unwritten outputs cannot pass
     auto opts = options(seed_warps(block), std::max(stages, 1));
     if (stages == 0) {
-      examples::softmax_simple().launch({static_cast<std::uint64_t>(rows)}, {out, in, cols, cols, cols, block}, opts);
+      const auto& k = std::string(name) == "held" ? examples::softmax_held() : examples::softmax_simple();
+      k.launch({static_cast<std::uint64_t>(rows)}, {out, in, cols, cols, cols, block}, opts);
     } else {
       std::vector<Arg> args{out, in, cols, cols, rows, cols, block, stages};
       const auto& k = examples::softmax_persistent().compile(args, compile_options(opts.num_warps, stages));
@@ -151,6 +153,58 @@ TEST_CASE("the persistent seed kernel with the next 16-bit row staged in shared 
         examples::compare_rows(got, examples::softmax_reference(host, c.rows, c.cols, c.cols), c.rows, c.cols, c.cols);
     CHECK(cmp.nan_mismatches == 0);
     CHECK(cmp.max_rel_error <= 1e-2);
+  }
+}
+
+// The simple kernel with its row held in shared memory (copied there by cp.async, read back by each
+// phase): 16-bit rows of 64 elements a thread at 8 warps, aligned (16-byte copies), an odd width and
+// the input one element off (2-byte copies, through registers); f32 rows one element off (4-byte
+// copies) and rows further apart than they are wide. Inputs k/64 (|k| < 256) are exact in every type.
+TEST_CASE("the held seed kernel: rows in shared memory, 16-bit, off 16 bytes, strided") {
+  struct Case {
+    DType t;
+    std::int64_t rows, cols, stride, offset;
+    int warps;
+  };
+  for (Case c : {Case{DType::bf16, 9, 16384, 16384, 0, 8}, Case{DType::bf16, 9, 16383, 16383, 0, 8},
+                 Case{DType::bf16, 6, 16000, 16000, 1, 8}, Case{DType::f16, 5, 8192, 8200, 0, 8},
+                 Case{DType::f32, 7, 5000, 5003, 1, 4}, Case{DType::f32, 4, 16384, 16384, 0, 16}}) {
+    CAPTURE(dtype_name(c.t));
+    CAPTURE(c.cols);
+    CAPTURE(c.stride);
+    CAPTURE(c.offset);
+    std::mt19937 rng(static_cast<unsigned>(c.cols));
+    std::uniform_int_distribution<int> k(-255, 255);
+    std::vector<float> dense(static_cast<std::size_t>(c.rows * c.cols));
+    for (auto& v : dense) v = static_cast<float>(k(rng)) / 64.0f;
+    std::vector<float> host(static_cast<std::size_t>(c.offset + c.rows * c.stride), 0.0f);
+    for (std::int64_t r = 0; r < c.rows; ++r)
+      std::copy_n(dense.begin() + r * c.cols, c.cols, host.begin() + c.offset + r * c.stride);
+    const auto elem = static_cast<std::uint64_t>(dtype_size(c.t));
+    Buffer in = buffer(c.t, host.size()), out = buffer(c.t, dense.size());
+    if (c.t == DType::f32) {
+      in.upload(host);
+    } else {
+      std::vector<std::uint16_t> bits;
+      for (float v : host) bits.push_back(examples::to_half_bits(c.t, v));
+      in.upload(bits);
+    }
+    out.fill_bytes(0xff);
+    const Pointer src{in.address() + static_cast<std::uint64_t>(c.offset) * elem, c.t, memory()};
+    const std::int64_t block = examples::next_power_of_two(c.cols);
+    examples::softmax_held().launch({static_cast<std::uint64_t>(c.rows)}, {out, src, c.stride, c.cols, c.cols, block},
+                                    options(c.warps));
+    finish();
+    std::vector<float> got;
+    if (c.t == DType::f32) {
+      got = out.download<float>();
+    } else {
+      for (std::uint16_t b : out.download<std::uint16_t>()) got.push_back(examples::from_half_bits(c.t, b));
+    }
+    auto cmp =
+        examples::compare_rows(got, examples::softmax_reference(dense, c.rows, c.cols, c.cols), c.rows, c.cols, c.cols);
+    CHECK(cmp.nan_mismatches == 0);
+    CHECK(cmp.max_rel_error <= (c.t == DType::f32 ? 1e-5 : c.t == DType::f16 ? 2e-3 : 1e-2));
   }
 }
 

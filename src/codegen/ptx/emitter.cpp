@@ -62,6 +62,7 @@ Emitter::Emitter(const ir::Function& f, const PtxCodegenOptions& options)
       reduction_buffer_bytes_ = std::max(reduction_buffer_bytes_, (cross_warp_bytes(op) + 15) / 16 * 16);
   });
   need_shared(conversion_base());
+  find_rereadable_reads(f.body, false);
   if (options_.arch.rfind("sm_", 0) != 0 || arch_number(options_.arch) < 80)
     throw Unsupported(fmt::format("PTX generation targets sm_80 and newer, not '{}'", options_.arch));
 }
@@ -80,6 +81,12 @@ Layout Emitter::natural_layout(ir::ValueId v) const {
 }
 
 void Emitter::remember(ir::ValueId v, const std::string& where, const Regs& regs) { scopes_.back()[{v, where}] = regs; }
+
+const std::string& Emitter::layout_name(const Layout& l) const {
+  for (const auto& [known, name] : layout_names_)
+    if (known == l) return name;
+  return layout_names_.emplace_back(l, cuda::to_string(l)).second;
+}
 
 const Regs* Emitter::recall(ir::ValueId v, const std::string& where) const {
   auto key = std::make_pair(v, where);
@@ -146,6 +153,11 @@ Emitter::Rematerialize::~Rematerialize() {
 
 Regs Emitter::block(ir::ValueId v, const Layout& l) {
   if (type(v).is_scalar()) throw InternalError("ptx codegen: block() on a scalar");
+  if (streamed(v)) {
+    Regs regs;
+    for (int r = 0; r < l.num_regs(); ++r) regs.push_back(element(v, l, r));
+    return regs;
+  }
   if (const Regs* known = recall(v, l)) return *known;
   if (plan_.is_free(v)) {
     Regs regs;
@@ -166,8 +178,8 @@ Regs Emitter::block(ir::ValueId v, const Layout& l) {
 std::string Emitter::element(ir::ValueId v, const Layout& l, int r) {
   if (type(v).is_scalar()) return scalar(v);
   const auto i = static_cast<std::size_t>(r);
-  if (!index_only(v)) return block(v, l).at(i);
-  const std::string layout = cuda::to_string(l);
+  if (!index_only(v) && !streamed(v)) return block(v, l).at(i);
+  const std::string& layout = layout_name(l);
   if (const Regs* known = recall(v, layout)) return known->at(i);
   const std::string where = fmt::format("{}#{}", layout, r);
   if (const Regs* known = recall(v, where)) return known->front();
@@ -195,9 +207,16 @@ std::string Emitter::element(ir::ValueId v, const Layout& l, int r) {
       }
       break;
     }
+    case ir::OpKind::stash_get: return streamed_stash_read(op, l, r);
     case ir::OpKind::splat: e = scalar(op.operands[0]); break;
     case ir::OpKind::expand_dims:
     case ir::OpKind::broadcast: e = element(op.operands[0], operand_layout(op, l), r); break;
+    case ir::OpKind::div:
+      if (auto q = uniform_float_division_element(op, l, r)) {
+        e = *q;
+        break;
+      }
+      [[fallthrough]];
     default: {
       std::vector<std::string> args;
       for (ir::ValueId o : op.operands) args.push_back(element(o, l, r));
@@ -303,7 +322,7 @@ void Emitter::op(const ir::Op& op) {
   }
   ir::ValueId res = op.results.at(0);
   if (type(res).is_scalar()) return scalar_op(op);
-  if (plan_.is_free(res)) return;  // computed where used
+  if (plan_.is_free(res) || streamed(res)) return;  // computed where used
   const Layout& l = plan_.fixed.at(res);
   remember(res, l, block_op(op, l));
 }
@@ -379,16 +398,18 @@ Regs Emitter::block_op(const ir::Op& op, const Layout& l) {
 // adds a slow-path subroutine, an eighth of ptxas's time on the seed softmax). Where 1/s is not a normal float (s tiny,
 // zero, infinite or NaN) the exact division runs instead. The test is uniform across the program, so the branch never
 // diverges.
-bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, Regs& out) {
-  ir::ValueId res = op.results[0], divisor = op.operands[1];
-  DType t = type(res).elem;
+bool Emitter::splat_division(const ir::Op& op) const {
+  if (op.kind != ir::OpKind::div) return false;
+  const DType t = type(op.results[0]).elem;
   if (t != DType::f32 && t != DType::f16 && t != DType::bf16) return false;
-  auto def = def_.find(divisor);
-  if (def == def_.end() || def->second->kind != ir::OpKind::splat) return false;
-  std::string s = to_compute(t, scalar(def->second->operands[0]));
-  Regs x = block(op.operands[0], l);
-  std::vector<std::string> xs;
-  for (const auto& e : x) xs.push_back(to_compute(t, e));
+  auto def = def_.find(op.operands[1]);
+  return def != def_.end() && def->second->kind == ir::OpKind::splat;
+}
+
+const Regs& Emitter::division_plan(const ir::Op& div) {
+  const ir::ValueId res = div.results[0];
+  if (const Regs* plan = recall(res, "division")) return *plan;
+  std::string s = to_compute(type(res).elem, scalar(def_.at(div.operands[1])->operands[0]));
   std::string rcp = code_.reg(RegClass::f32), mag = code_.reg(RegClass::f32);
   std::string below = code_.reg(RegClass::pred), above = code_.reg(RegClass::pred), normal = code_.reg(RegClass::pred);
   code_.ins(fmt::format("rcp.approx.ftz.f32 {}, {}", rcp, s));
@@ -396,6 +417,18 @@ bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, Regs& ou
   code_.ins(fmt::format("setp.le.f32 {}, {}, 0f7E800000", below, mag));  // 2^126
   code_.ins(fmt::format("setp.ge.f32 {}, {}, 0f00800000", above, mag));  // 2^-126
   code_.ins(fmt::format("and.pred {}, {}, {}", normal, below, above));
+  remember(res, "division", {s, rcp, normal});
+  return *recall(res, "division");
+}
+
+bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, Regs& out) {
+  if (!splat_division(op)) return false;
+  const DType t = type(op.results[0]).elem;
+  Regs x = block(op.operands[0], l);
+  std::vector<std::string> xs;
+  for (const auto& e : x) xs.push_back(to_compute(t, e));
+  const Regs plan = division_plan(op);
+  const std::string &s = plan[0], &rcp = plan[1], &normal = plan[2];
   std::string slow = code_.label(), done = code_.label();
   // Both paths write the same f32 registers and 16-bit results are rounded once, after the join,
   // as NVVM does (rounded in each path and moved, bf16 cluster kernel: 64 more PTX instructions

@@ -4,10 +4,12 @@
 // local memory through an indexed array. Scalars are single registers.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "codegen/cuda/layout_assignment.h"
@@ -33,9 +35,10 @@ class Emitter {
   /// Registers holding block value `v` in layout `l`, emitting a rematerialization or a
   /// shared-memory conversion when needed.
   Regs block(ir::ValueId v, const Layout& l);
-  /// Register `r` of block `v` in layout `l`. Index values (index_only) are built one element at
-  /// a time, so an access that needs one address and one predicate per vector computes only
-  /// those; other values come from block().
+  /// Register `r` of block `v` in layout `l`. Index values (index_only) and streamed values are
+  /// built one element at a time, so an access that needs one address and one predicate per
+  /// vector computes only those, and a consumer of a streamed value only what it takes; other
+  /// values come from block().
   std::string element(ir::ValueId v, const Layout& l, int r);
   /// The layout a broadcast's or expand_dims' operand takes for result layout `l` (register r of
   /// one is register r of the other).
@@ -44,9 +47,12 @@ class Emitter {
   // Registers known for `v` per place: a layout's string (the whole block) or "layout#r" (one
   // element).
   void remember(ir::ValueId v, const std::string& where, const Regs& regs);
-  void remember(ir::ValueId v, const Layout& l, const Regs& regs) { remember(v, cuda::to_string(l), regs); }
+  void remember(ir::ValueId v, const Layout& l, const Regs& regs) { remember(v, layout_name(l), regs); }
   const Regs* recall(ir::ValueId v, const std::string& where) const;
-  const Regs* recall(ir::ValueId v, const Layout& l) const { return recall(v, cuda::to_string(l)); }
+  const Regs* recall(ir::ValueId v, const Layout& l) const { return recall(v, layout_name(l)); }
+  /// cuda::to_string(l), kept: element-by-element emission asks for it at every element.
+  const std::string& layout_name(const Layout& l) const;
+  mutable std::deque<std::pair<Layout, std::string>> layout_names_;  // a deque: names stay put
 
   // ---- thread coordinates (thread_layout.cpp) ----
   /// %tid.x & 31 and %tid.x >> 5.
@@ -104,6 +110,10 @@ class Emitter {
   /// x / s with s a splat scalar: rcp.approx once, a multiply per element (see the CUDA emitter's
   /// uniform_float_division). Returns false when the op is not of that form.
   bool uniform_float_division(const ir::Op& op, const Layout& l, Regs& out);
+  /// x / s of floats with s a splat scalar: the division uniform_float_division speeds up.
+  bool splat_division(const ir::Op& op) const;
+  /// Its divisor, the reciprocal and whether that is a normal float, computed once a scope.
+  const Regs& division_plan(const ir::Op& div);
   void store_op(const ir::Op& op);
   /// True for a block computed from thread coordinates, constants and scalars alone (offsets,
   /// pointers, masks of an arange), which a store can compute again instead of keeping live.
@@ -127,6 +137,8 @@ class Emitter {
     std::map<std::string, std::string> saved_hoisted_;
   };
   void reduce_op(const ir::Op& op);
+  /// A reduction's per-thread partials of a streamed value (reduction.cpp).
+  Regs streamed_tree(ir::ValueId src, const Layout& parent, int axis, ir::OpKind combine, DType acc_t);
   void loop_op(const ir::Op& op);
   /// Whether loop_op carries block `arg` (yielding `yielded`, layout `l`) as 32-bit words.
   bool carried_as_words(ir::ValueId arg, ir::ValueId yielded, const Layout& l) const;
@@ -143,6 +155,27 @@ class Emitter {
   static std::string stash_place(std::size_t id);
   void stash_put_op(const ir::Op& op);
   Regs stash_get_op(const ir::Op& op, const Layout& l);
+  /// The registers of stash read `op` from element `first` on: one access's worth (the slot's
+  /// address is computed once a scope).
+  Regs stash_piece(const ir::Op& op, const Layout& l, int first);
+  // ---- streamed values (streamed.cpp) ----
+  /// Collects the stash reads of `r` that can be read again later with the same result.
+  void find_rereadable_reads(const ir::Region& r, bool in_loop);
+  /// True for a stash read, or an elementwise value of such reads, that each consumer computes
+  /// again, element by element, instead of holding it.
+  bool streamed(ir::ValueId v) const;
+  /// Element r of streamed stash read `op`: its piece read from the stash.
+  std::string streamed_stash_read(const ir::Op& op, const Layout& l, int r);
+  /// One element of x / s for a splat s (the per-element form of uniform_float_division), or
+  /// nullopt when the op is not of that form.
+  std::optional<std::string> uniform_float_division_element(const ir::Op& op, const Layout& l, int r);
+  /// The division by a splat in streamed value v's chain, or nullptr.
+  const ir::Op* streamed_division(ir::ValueId v) const;
+
+  /// Which path of a streamed division the code being emitted is on: a store branches on the
+  /// test once and computes its elements on the fast or the slow path.
+  enum class DivisionPath { both, fast, slow };
+  DivisionPath division_path_ = DivisionPath::both;
   void stash_copy_op(const ir::Op& op);
   // ---- cluster reductions (cluster.cpp) ----
   void cluster_reduce_op(const ir::Op& op);
@@ -201,6 +234,8 @@ class Emitter {
   bool rematerializing_ = false;
   bool hoisted_in_place_ = false;                             // hoisted() computes where asked (see Rematerialize)
   mutable std::unordered_map<ir::ValueId, bool> index_only_;  // memo of index_only
+  std::unordered_set<ir::ValueId> rereadable_;                // stash reads streamed() may read again
+  mutable std::unordered_map<ir::ValueId, bool> streamed_;    // memo of streamed
   int shared_bytes_ = 0;
   int reduction_buffer_bytes_ = 0;  // each of the two, 16-byte aligned (largest cross_warp_bytes)
   int reduction_turn_ = 0;          // cross-warp reductions emitted (loop bodies padded to even)

@@ -145,7 +145,26 @@ void Emitter::store_op(const ir::Op& op) {
   }
   Layout l = plan_.is_free(value_v) ? plan_.default_layout(t.shape) : plan_.fixed.at(value_v);
   ir::ValueId mask_v = op.attrs.has_mask ? op.operands[2] : ir::kNoValue;
-  Regs value = block(value_v, l);
+  // A streamed value is computed a vector at a time below, as each store takes it. With a division
+  // by a splat in it, the store is emitted twice behind a branch on the divisor (uniform across
+  // the program), as uniform_float_division does, instead of predicating the slow path per element.
+  const bool streamed_value = streamed(value_v);
+  if (streamed_value && division_path_ == DivisionPath::both)
+    if (const ir::Op* div = streamed_division(value_v)) {
+      const std::string normal = division_plan(*div)[2];
+      const std::string slow = code_.label(), done = code_.label();
+      code_.ins(fmt::format("@!{} bra {}", normal, slow));
+      division_path_ = DivisionPath::fast;
+      store_op(op);
+      code_.ins(fmt::format("bra.uni {}", done));
+      code_.place(slow);
+      division_path_ = DivisionPath::slow;
+      store_op(op);
+      code_.place(done);
+      division_path_ = DivisionPath::both;
+      return;
+    }
+  Regs value = streamed_value ? Regs(static_cast<std::size_t>(l.num_regs())) : block(value_v, l);
   // Addresses and masks are computed again here from the thread index rather than taken from the
   // loads' registers: keeping those live to the store cost registers (bf16 BLOCK 8192, 16 warps:
   // 42 against 32; predicates beyond SASS's seven live in general registers).
@@ -166,7 +185,7 @@ void Emitter::store_op(const ir::Op& op) {
     for (int r = 0; r < l.num_regs(); ++r)
       if ((static_cast<std::uint32_t>(r) & replica_regs) == 0) {
         auto e = static_cast<std::size_t>(r);
-        store_bytes(predicate(e), address(e), value[e]);
+        store_bytes(predicate(e), address(e), streamed_value ? element(value_v, l, r) : value[e]);
       }
     return;
   }
@@ -176,6 +195,8 @@ void Emitter::store_op(const ir::Op& op) {
   for (int r = 0; r < l.num_regs(); r += width) {
     if ((static_cast<std::uint32_t>(r) & replica_regs) != 0) continue;
     auto first = static_cast<std::size_t>(r);
+    if (streamed_value)
+      for (int k = 0; k < width; ++k) value[first + static_cast<std::size_t>(k)] = element(value_v, l, r + k);
     std::vector<std::string> words;
     if (elem == 2 && width >= 2) {
       for (int w = 0; w < width / 2; ++w) {

@@ -4,6 +4,8 @@
 // layout minus the axis, so broadcasting it back is free.
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "codegen/ptx/emitter.h"
 #include "tilejit/error.h"
 
@@ -39,7 +41,6 @@ void Emitter::reduce_op(const ir::Op& op) {
   const int axis = op.attrs.axis;
   const ir::OpKind combine = reduce_combine_op(op.attrs.reduce);
   Layout parent = natural_layout(src);
-  Regs in = block(src, parent);
   const int n = parent.num_regs();
   const auto reg_axis = static_cast<int>(cuda::axis_mask(parent.reg, axis));
   const std::uint32_t lane_axis = cuda::axis_mask(parent.lane, axis);
@@ -54,16 +55,19 @@ void Emitter::reduce_op(const ir::Op& op) {
 
   // Within the thread, a pairwise tree over the register bits along the axis (the CUDA C
   // generator's order): a chain of dependent combines would cost one latency per register.
-  Regs acc(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) acc[static_cast<std::size_t>(r)] = to_compute(t, in[static_cast<std::size_t>(r)]);
-  int folded = 0;
-  for (int bit = 0; (1 << bit) < n; ++bit) {
-    if (!(reg_axis & (1 << bit))) continue;
-    folded |= 1 << bit;
-    for (int r = 0; r < n; ++r)
-      if ((r & folded) == 0)
-        acc[static_cast<std::size_t>(r)] =
-            binary(combine, acc_t, acc[static_cast<std::size_t>(r)], acc[static_cast<std::size_t>(r | (1 << bit))]);
+  Regs acc = streamed(src) ? streamed_tree(src, parent, axis, combine, acc_t) : Regs(static_cast<std::size_t>(n));
+  if (!streamed(src)) {
+    Regs in = block(src, parent);
+    for (int r = 0; r < n; ++r) acc[static_cast<std::size_t>(r)] = to_compute(t, in[static_cast<std::size_t>(r)]);
+    int folded = 0;
+    for (int bit = 0; (1 << bit) < n; ++bit) {
+      if (!(reg_axis & (1 << bit))) continue;
+      folded |= 1 << bit;
+      for (int r = 0; r < n; ++r)
+        if ((r & folded) == 0)
+          acc[static_cast<std::size_t>(r)] =
+              binary(combine, acc_t, acc[static_cast<std::size_t>(r)], acc[static_cast<std::size_t>(r | (1 << bit))]);
+    }
   }
   for (int bit = 0; bit < 5; ++bit) {
     if (!(lane_axis & (1u << bit))) continue;
@@ -167,6 +171,30 @@ void Emitter::reduce_op(const ir::Op& op) {
   Regs out;
   for (int r = 0; r < n; ++r) out.push_back(from_compute(t, acc[static_cast<std::size_t>(r & ~reg_axis)]));
   remember(res, plan_.fixed.at(res), out);
+}
+
+// The same tree emitted depth first, each leaf computed as the tree reaches it (a streamed value):
+// the pairs combine in the same order, so the sums are the same, while only one partial a level
+// and the piece in hand are live. The elements are computed in a scope of their own, so the next
+// consumer computes them again.
+Regs Emitter::streamed_tree(ir::ValueId src, const Layout& parent, int axis, ir::OpKind combine, DType acc_t) {
+  const int n = parent.num_regs();
+  const auto reg_axis = static_cast<int>(cuda::axis_mask(parent.reg, axis));
+  std::vector<int> bits;
+  for (int bit = 0; (1 << bit) < n; ++bit)
+    if (reg_axis & (1 << bit)) bits.push_back(bit);
+  const DType t = type(src).elem;
+  scopes_.emplace_back();
+  std::function<std::string(int, std::size_t)> tree = [&](int r, std::size_t level) {
+    if (level == 0) return to_compute(t, element(src, parent, r));
+    std::string low = tree(r, level - 1), high = tree(r | (1 << bits[level - 1]), level - 1);
+    return binary(combine, acc_t, low, high);
+  };
+  Regs acc(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r)
+    if ((r & reg_axis) == 0) acc[static_cast<std::size_t>(r)] = tree(r, bits.size());
+  scopes_.pop_back();
+  return acc;
 }
 
 }  // namespace tilejit::codegen::ptx

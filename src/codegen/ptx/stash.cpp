@@ -72,31 +72,38 @@ void Emitter::stash_put_op(const ir::Op& op) {
   }
 }
 
+Regs Emitter::stash_piece(const ir::Op& op, const Layout& l, int first) {
+  const ir::Stash& s = stash_of(f_, op);
+  const ir::ValueId v = op.results[0];
+  const Regs* slot = recall(v, "slot");
+  if (!slot) {
+    const SlotAccess a = stash_slot(op, l);
+    remember(v, "slot", {a.address, a.in_range});
+    slot = recall(v, "slot");
+  }
+  const std::string address = (*slot)[0], in_range = (*slot)[1];
+  const int elem = element_bytes(s), width = cuda::stash_vector_width(s, l);
+  // Zeros where the slot is outside the stash: the load below is predicated off there.
+  std::vector<std::string> words;
+  const bool pairs = elem == 2 && width >= 2;
+  for (int k = 0; k < (pairs ? width / 2 : width); ++k)
+    words.push_back(zero(pairs ? RegClass::b32 : reg_class(s.block.elem)));
+  code_.ins(fmt::format("@{} ld.shared{}.{} {}, [{}+{}]", in_range, vector_suffix(words.size()), word_type(elem, width),
+                        vector_operand(words), address, reg_linear(l, first) * elem));
+  if (!pairs) return words;
+  Regs piece;
+  for (const auto& w : words)
+    for (const auto& h : unpack(w)) piece.push_back(h);
+  return piece;
+}
+
 Regs Emitter::stash_get_op(const ir::Op& op, const Layout& l) {
   const ir::Stash& s = stash_of(f_, op);
   if (!(l == stash_layout(s))) throw InternalError("ptx codegen: a stash read outside the stash's layout");
-  const SlotAccess slot = stash_slot(op, l);
-  const int elem = element_bytes(s), width = cuda::stash_vector_width(s, l);
-  const RegClass c = reg_class(s.block.elem);
-  Regs out(static_cast<std::size_t>(l.num_regs()));
-  for (int r = 0; r < l.num_regs(); r += width) {
-    auto first = static_cast<std::size_t>(r);
-    // Zeros where the slot is outside the stash: the load below is predicated off there.
-    std::vector<std::string> words;
-    const bool pairs = elem == 2 && width >= 2;
-    for (int k = 0; k < (pairs ? width / 2 : width); ++k) words.push_back(zero(pairs ? RegClass::b32 : c));
-    code_.ins(fmt::format("@{} ld.shared{}.{} {}, [{}+{}]", slot.in_range, vector_suffix(words.size()),
-                          word_type(elem, width), vector_operand(words), slot.address, reg_linear(l, r) * elem));
-    for (std::size_t k = 0; k < words.size(); ++k) {
-      if (!pairs) {
-        out[first + k] = words[k];
-        continue;
-      }
-      Regs halves = unpack(words[k]);
-      out[first + 2 * k] = halves[0];
-      out[first + 2 * k + 1] = halves[1];
-    }
-  }
+  const int width = cuda::stash_vector_width(s, l);
+  Regs out;
+  for (int r = 0; r < l.num_regs(); r += width)
+    for (auto& e : stash_piece(op, l, r)) out.push_back(e);
   return out;
 }
 
