@@ -135,3 +135,35 @@ TEST_CASE("PTX streamed values: a stash read followed by a copy into its stash i
   REQUIRE(k.metadata().codegen == "ptx");
   CHECK(tilejit_test::occurrences(k.stage("ptx"), "ld.shared.v4.b32") == 8);
 }
+
+namespace {
+
+namespace tl = tilejit::tl;
+
+// A row kept in a stash, divided by two of its statistics in turn: two divisions by a splat in one
+// streamed chain.
+void two_divisions_kernel(tl::Ptr out, tl::Ptr in, tl::Int n, tl::Constexpr BLOCK) {
+  auto cols = tl::arange(0, BLOCK);
+  auto mask = cols < n;
+  auto kept = tl::stash({BLOCK.value}, in.dtype(), 1);
+  kept.copy_async(0, in + cols, mask);
+  tl::wait_copies(0);
+  auto x = tl::where(mask, kept.get(0), 0.0f);
+  tl::store(out + cols, x / tl::sum(x, 0) / tl::max(x, 0), mask);
+}
+
+}  // namespace
+
+TEST_CASE("PTX streamed values: a store branches on one division's divisor; another in the chain tests per element") {
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr> k("two_divisions", two_divisions_kernel,
+                                                                  {"out", "in", "n", "BLOCK"});
+  const CompiledKernel& c =
+      k.compile({fake(DType::f32, 0), fake(DType::f32, 1), 1024, 1024}, options(4, GpuCodegen::ptx));
+  REQUIRE(c.metadata().codegen == "ptx");
+  const std::string& code = c.stage("ptx");
+  // 8 elements a thread, the store emitted on both sides of the branch: the branched division takes
+  // one path a side (8 div.full on the slow side), the other tests each element on both sides.
+  CHECK(tilejit_test::occurrences(code, "bra $L") + tilejit_test::occurrences(code, "bra.uni $L") >= 2);
+  CHECK(tilejit_test::occurrences(code, "\tdiv.full.f32") == 8);
+  CHECK(tilejit_test::occurrences(code, " div.full.f32") == 2 * 8);  // predicated: @!%pN div.full
+}

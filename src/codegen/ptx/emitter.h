@@ -155,6 +155,7 @@ class Emitter {
   static std::string stash_place(std::size_t id);
   void stash_put_op(const ir::Op& op);
   Regs stash_get_op(const ir::Op& op, const Layout& l);
+  void stash_copy_op(const ir::Op& op);
   /// The registers of stash read `op` from element `first` on: one access's worth (the slot's
   /// address is computed once a scope).
   Regs stash_piece(const ir::Op& op, const Layout& l, int first);
@@ -171,12 +172,13 @@ class Emitter {
   std::optional<std::string> uniform_float_division_element(const ir::Op& op, const Layout& l, int r);
   /// The division by a splat in streamed value v's chain, or nullptr.
   const ir::Op* streamed_division(ir::ValueId v) const;
-
-  /// Which path of a streamed division the code being emitted is on: a store branches on the
-  /// test once and computes its elements on the fast or the slow path.
-  enum class DivisionPath { both, fast, slow };
-  DivisionPath division_path_ = DivisionPath::both;
-  void stash_copy_op(const ir::Op& op);
+  /// The streamed division a store has branched on (on whether 1/s is a normal float), and the
+  /// side being emitted: there its elements take that path alone; elsewhere both, the slow one
+  /// predicated.
+  struct DivisionBranch {
+    const ir::Op* op = nullptr;
+    bool slow = false;
+  };
   // ---- cluster reductions (cluster.cpp) ----
   void cluster_reduce_op(const ir::Op& op);
   void cluster_softmax_stats_op(const ir::Op& op);
@@ -236,6 +238,7 @@ class Emitter {
   mutable std::unordered_map<ir::ValueId, bool> index_only_;  // memo of index_only
   std::unordered_set<ir::ValueId> rereadable_;                // stash reads streamed() may read again
   mutable std::unordered_map<ir::ValueId, bool> streamed_;    // memo of streamed
+  DivisionBranch division_branch_;
   int shared_bytes_ = 0;
   int reduction_buffer_bytes_ = 0;  // each of the two, 16-byte aligned (largest cross_warp_bytes)
   int reduction_turn_ = 0;          // cross-warp reductions emitted (loop bodies padded to even)

@@ -149,19 +149,19 @@ void Emitter::store_op(const ir::Op& op) {
   // by a splat in it, the store is emitted twice behind a branch on the divisor (uniform across
   // the program), as uniform_float_division does, instead of predicating the slow path per element.
   const bool streamed_value = streamed(value_v);
-  if (streamed_value && division_path_ == DivisionPath::both)
+  if (streamed_value && !division_branch_.op)
     if (const ir::Op* div = streamed_division(value_v)) {
       const std::string normal = division_plan(*div)[2];
       const std::string slow = code_.label(), done = code_.label();
       code_.ins(fmt::format("@!{} bra {}", normal, slow));
-      division_path_ = DivisionPath::fast;
+      division_branch_ = {div, false};
       store_op(op);
       code_.ins(fmt::format("bra.uni {}", done));
       code_.place(slow);
-      division_path_ = DivisionPath::slow;
+      division_branch_ = {div, true};
       store_op(op);
       code_.place(done);
-      division_path_ = DivisionPath::both;
+      division_branch_ = {};
       return;
     }
   Regs value = streamed_value ? Regs(static_cast<std::size_t>(l.num_regs())) : block(value_v, l);

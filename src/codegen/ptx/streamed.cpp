@@ -108,17 +108,18 @@ const ir::Op* Emitter::streamed_division(ir::ValueId v) const {
 }
 
 // x / s for a splat s, one element: x * (1/s) where 1/s is a normal float, div.full elsewhere (see
-// uniform_float_division). Where a store has branched on the test (division_path_), one of the
-// two; else both, the slow one predicated.
+// uniform_float_division). Inside a store's branch on this division's test (division_branch_), the
+// side's path alone; else both, the slow one predicated.
 std::optional<std::string> Emitter::uniform_float_division_element(const ir::Op& op, const Layout& l, int r) {
   if (!splat_division(op)) return std::nullopt;
   const DType t = type(op.results[0]).elem;
   const Regs plan = division_plan(op);
   const std::string &s = plan[0], &rcp = plan[1], &normal = plan[2];
   std::string x = to_compute(t, element(op.operands[0], l, r)), q = code_.reg(RegClass::f32);
-  if (division_path_ != DivisionPath::slow) code_.ins(fmt::format("mul.f32 {}, {}, {}", q, x, rcp));
-  if (division_path_ == DivisionPath::slow) code_.ins(fmt::format("div.full.f32 {}, {}, {}", q, x, s));
-  if (division_path_ == DivisionPath::both) code_.ins(fmt::format("@!{} div.full.f32 {}, {}, {}", normal, q, x, s));
+  const bool branched = division_branch_.op == &op;
+  if (!branched || !division_branch_.slow) code_.ins(fmt::format("mul.f32 {}, {}, {}", q, x, rcp));
+  if (branched && division_branch_.slow) code_.ins(fmt::format("div.full.f32 {}, {}, {}", q, x, s));
+  if (!branched) code_.ins(fmt::format("@!{} div.full.f32 {}, {}, {}", normal, q, x, s));
   return from_compute(t, q);
 }
 
