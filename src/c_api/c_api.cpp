@@ -64,6 +64,7 @@ std::vector<tilejit::Arg> to_args(const tilejit_arg* args, int n) {
 
 const tilejit::KernelBase& library_kernel(const std::string& name) {
   if (name == "softmax_simple") return tilejit::ops::softmax_simple();
+  if (name == "softmax_held") return tilejit::ops::softmax_held();
   if (name == "softmax_persistent") return tilejit::ops::softmax_persistent();
   throw tilejit::Error(fmt::format("unknown kernel '{}' (known: {})", name, tilejit_kernel_names()));
 }
@@ -129,7 +130,7 @@ int tilejit_has_gpu(void) {
 
 void tilejit_wait_for_background_compiles(void) { tilejit::wait_for_background_compiles(); }
 
-const char* tilejit_kernel_names(void) { return "softmax_simple\nsoftmax_persistent"; }
+const char* tilejit_kernel_names(void) { return "softmax_simple\nsoftmax_held\nsoftmax_persistent"; }
 
 namespace {
 

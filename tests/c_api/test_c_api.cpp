@@ -27,7 +27,26 @@ tilejit_arg integer(std::int64_t v) { return tilejit_arg{1, 0, 0, v, 0.0}; }
 TEST_CASE("C API: the library's kernels by name") {
   const std::string names = tilejit_kernel_names();
   CHECK(names.find("softmax_simple") != std::string::npos);
+  CHECK(names.find("softmax_held") != std::string::npos);
   CHECK(names.find("softmax_persistent") != std::string::npos);
+  // Each name compiles (the held kernel: out, in, in_stride, out_stride, n_cols, BLOCK_SIZE), on
+  // whichever backend this machine has.
+  const tilejit_arg held[] = {pointer(0x10000, TILEJIT_BF16),
+                              pointer(0x20000, TILEJIT_BF16),
+                              integer(16384),
+                              integer(16384),
+                              integer(16384),
+                              integer(16384)};
+  tilejit_compiled* k = nullptr;
+  const int rc = tilejit_compile("softmax_held", held, 6, 8, 1, &k);
+  const std::string why = last_error();
+  if (rc != 0 && !tilejit_has_gpu()) {
+    CHECK(why.find("not available") != std::string::npos);
+    MESSAGE("skipped: neither a GPU nor the CPU backend here (" << why << ")");
+    return;
+  }
+  REQUIRE_MESSAGE(rc == 0, why);
+  CHECK(std::string(tilejit_stage(k, "ir")).find("stash_copy") != std::string::npos);
 }
 
 TEST_CASE("C API: compiling the seed's persistent kernel gives a handle with its stages") {

@@ -14,7 +14,7 @@ class Binding(unittest.TestCase):
         cls.lib = tilejit.library()
 
     def test_kernel_names(self):
-        self.assertEqual(self.lib.kernel_names(), ["softmax_simple", "softmax_persistent"])
+        self.assertEqual(self.lib.kernel_names(), ["softmax_simple", "softmax_held", "softmax_persistent"])
 
     def test_sizes_are_64_bit(self):
         # Untyped, ctypes would pass these as C ints: an OverflowError, or sizes cut to 32 bits.
