@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codegen/ptx_access_counts.h"
+#include "kernels/stash_cases.h"
 #include "kernels/stash_round_trip_kernel.h"
 #include "tilejit/kernel.h"
 #include "tilejit/ops/softmax_seed.h"
@@ -15,12 +16,6 @@
 using namespace tilejit;
 
 namespace {
-
-struct Case {
-  std::int64_t slots, rows, cols;
-  DType dtype;
-  int num_warps;
-};
 
 Pointer fake(DType t, int i) { return Pointer{0x10000u * static_cast<std::uint64_t>(i + 1), t}; }
 
@@ -47,12 +42,8 @@ void check_both(Compile&& compile, int num_warps) {
 }  // namespace
 
 TEST_CASE("PTX stashes: the GPU suite's puts and gets assemble, in the CUDA C build's shared memory") {
-  for (const Case& c : {Case{4, 1, 1024, DType::f32, 4}, Case{3, 1, 512, DType::bf16, 4}, Case{2, 8, 64, DType::i32, 2},
-                        Case{2, 4, 256, DType::bf16, 4}, Case{12, 1, 4096, DType::f32, 8}}) {
-    CAPTURE(c.slots);
-    CAPTURE(c.rows);
-    CAPTURE(c.cols);
-    CAPTURE(dtype_name(c.dtype));
+  for (const tilejit_test::StashCase& c : tilejit_test::stash_round_trip_cases()) {
+    INFO(tilejit_test::describe(c));
     check_both(
         [&](const CompileOptions& o) -> const CompiledKernel& {
           return tilejit_test::stash_round_trip().compile(
@@ -65,13 +56,8 @@ TEST_CASE("PTX stashes: the GPU suite's puts and gets assemble, in the CUDA C bu
 }
 
 TEST_CASE("PTX stashes: the GPU suite's asynchronous copies assemble, in the CUDA C build's shared memory") {
-  for (const Case& c :
-       {Case{4, 1, 1024, DType::f32, 4}, Case{3, 1, 2048, DType::bf16, 8}, Case{2, 8, 64, DType::f32, 2},
-        Case{3, 4, 256, DType::bf16, 8}, Case{12, 1, 4096, DType::f32, 8}}) {
-    CAPTURE(c.slots);
-    CAPTURE(c.rows);
-    CAPTURE(c.cols);
-    CAPTURE(dtype_name(c.dtype));
+  for (const tilejit_test::StashCase& c : tilejit_test::stash_copy_round_trip_cases()) {
+    INFO(tilejit_test::describe(c));
     check_both(
         [&](const CompileOptions& o) -> const CompiledKernel& {
           return tilejit_test::stash_copy_round_trip().compile(

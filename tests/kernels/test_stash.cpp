@@ -6,6 +6,7 @@
 
 #include "half_bits.h"
 #include "kernel_test.h"
+#include "stash_cases.h"
 #include "stash_round_trip_kernel.h"
 
 using namespace tilejit;
@@ -13,11 +14,7 @@ using namespace tilejit::testing;
 
 namespace {
 
-struct Case {
-  std::int64_t slots, rows, cols;
-  DType dtype;
-  int num_warps;
-};
+using Case = tilejit_test::StashCase;
 
 constexpr std::int64_t kPrograms = 3;
 
@@ -54,13 +51,8 @@ struct RoundTrip {
 
 TEST_CASE("stash: blocks come back from their slots; slots outside the stash are skipped and read zeros") {
   const auto& k = tilejit_test::stash_round_trip();
-  // The last case keeps 192 KiB a program: more than the 48 KiB a GPU block gets without opting in.
-  for (const Case& c : {Case{4, 1, 1024, DType::f32, 4}, Case{3, 1, 512, DType::bf16, 4}, Case{2, 8, 64, DType::i32, 2},
-                        Case{2, 4, 256, DType::bf16, 4}, Case{12, 1, 4096, DType::f32, 8}}) {
-    CAPTURE(c.slots);
-    CAPTURE(c.rows);
-    CAPTURE(c.cols);
-    CAPTURE(dtype_name(c.dtype));
+  for (const Case& c : tilejit_test::stash_round_trip_cases()) {
+    INFO(tilejit_test::describe(c));
     RoundTrip t(c, DType::f32);
     k.launch({kPrograms}, {t.out, t.outside, t.in, t.n(), c.slots, c.rows, c.cols, static_cast<std::int64_t>(c.dtype)},
              options(c.num_warps));
@@ -70,14 +62,8 @@ TEST_CASE("stash: blocks come back from their slots; slots outside the stash are
 
 TEST_CASE("stash: blocks copied asynchronously land by the wait that covers them") {
   const auto& k = tilejit_test::stash_copy_round_trip();
-  // f32 (16-byte copies) and bf16 (8 elements a thread: 16 bytes; 2-D: 4 a thread, 8 bytes).
-  for (const Case& c :
-       {Case{4, 1, 1024, DType::f32, 4}, Case{3, 1, 2048, DType::bf16, 8}, Case{2, 8, 64, DType::f32, 2},
-        Case{3, 4, 256, DType::bf16, 8}, Case{12, 1, 4096, DType::f32, 8}}) {
-    CAPTURE(c.slots);
-    CAPTURE(c.rows);
-    CAPTURE(c.cols);
-    CAPTURE(dtype_name(c.dtype));
+  for (const Case& c : tilejit_test::stash_copy_round_trip_cases()) {
+    INFO(tilejit_test::describe(c));
     RoundTrip t(c, c.dtype);
     k.launch({kPrograms}, {t.out, t.outside, t.in, t.n(), c.slots, c.rows, c.cols}, options(c.num_warps));
     t.check();
