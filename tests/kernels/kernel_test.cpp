@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "half_bits.h"
 #include "softmax_reference.h"
 
 namespace tilejit::testing {
@@ -25,6 +26,16 @@ std::vector<float> softmax_input(std::int64_t rows, std::int64_t cols, unsigned 
   if (rows > 3 && cols > 1)
     for (std::int64_t c = 0; c < cols; ++c) at(3, c) = -inf;  // row 3: all -inf
   return x;
+}
+
+std::vector<float> download_floats(const Buffer& b) {
+  if (b.dtype() == DType::f32) return b.download<float>();
+  return examples::from_half_bits(b.dtype(), b.download<std::uint16_t>());
+}
+
+void upload_floats(Buffer& b, const std::vector<float>& v) {
+  if (b.dtype() == DType::f32) return b.upload(v);
+  b.upload(examples::to_half_bits(b.dtype(), v));
 }
 
 void check_f32_rows(const Buffer& out, const std::vector<double>& ref, std::int64_t rows, std::int64_t cols) {

@@ -51,6 +51,10 @@ inline std::vector<float> random_floats(std::size_t n, float lo, float hi, unsig
 /// Fresh random rows, with special rows mixed in: near 1000, -inf entries, large magnitudes, all -inf.
 std::vector<float> softmax_input(std::int64_t rows, std::int64_t cols, unsigned seed);
 
+/// A buffer's f32, f16 or bf16 elements as floats, and floats stored in a buffer's type.
+std::vector<float> download_floats(const Buffer& b);
+void upload_floats(Buffer& b, const std::vector<float>& v);
+
 /// Checks an f32 output of `rows` dense rows of `cols` against a float64 reference: NaN exactly
 /// where the reference has it, and each row's relative error at most 1e-5.
 void check_f32_rows(const Buffer& out, const std::vector<double>& ref, std::int64_t rows, std::int64_t cols);

@@ -146,11 +146,8 @@ TEST_CASE("the persistent seed kernel with the next 16-bit row staged in shared 
     launch.prefetch_in_shared = true;
     k16.launch({std::min<std::uint64_t>(2, persistent_grid(k16, static_cast<std::uint64_t>(c.rows)))}, args, launch);
     finish();
-    auto got_bits = out.download<std::uint16_t>();
-    std::vector<float> got(got_bits.size());
-    for (std::size_t i = 0; i < got.size(); ++i) got[i] = examples::from_half_bits(t, got_bits[i]);
-    auto cmp =
-        examples::compare_rows(got, examples::softmax_reference(host, c.rows, c.cols, c.cols), c.rows, c.cols, c.cols);
+    auto cmp = examples::compare_rows(download_floats(out), examples::softmax_reference(host, c.rows, c.cols, c.cols),
+                                      c.rows, c.cols, c.cols);
     CHECK(cmp.nan_mismatches == 0);
     CHECK(cmp.max_rel_error <= 1e-2);
   }
@@ -182,27 +179,15 @@ TEST_CASE("the held seed kernel: rows in shared memory, 16-bit, off 16 bytes, st
       std::copy_n(dense.begin() + r * c.cols, c.cols, host.begin() + c.offset + r * c.stride);
     const auto elem = static_cast<std::uint64_t>(dtype_size(c.t));
     Buffer in = buffer(c.t, host.size()), out = buffer(c.t, dense.size());
-    if (c.t == DType::f32) {
-      in.upload(host);
-    } else {
-      std::vector<std::uint16_t> bits;
-      for (float v : host) bits.push_back(examples::to_half_bits(c.t, v));
-      in.upload(bits);
-    }
+    upload_floats(in, host);
     out.fill_bytes(0xff);
     const Pointer src{in.address() + static_cast<std::uint64_t>(c.offset) * elem, c.t, memory()};
     const std::int64_t block = examples::next_power_of_two(c.cols);
     examples::softmax_held().launch({static_cast<std::uint64_t>(c.rows)}, {out, src, c.stride, c.cols, c.cols, block},
                                     options(c.warps));
     finish();
-    std::vector<float> got;
-    if (c.t == DType::f32) {
-      got = out.download<float>();
-    } else {
-      for (std::uint16_t b : out.download<std::uint16_t>()) got.push_back(examples::from_half_bits(c.t, b));
-    }
-    auto cmp =
-        examples::compare_rows(got, examples::softmax_reference(dense, c.rows, c.cols, c.cols), c.rows, c.cols, c.cols);
+    auto cmp = examples::compare_rows(download_floats(out), examples::softmax_reference(dense, c.rows, c.cols, c.cols),
+                                      c.rows, c.cols, c.cols);
     CHECK(cmp.nan_mismatches == 0);
     CHECK(cmp.max_rel_error <= (c.t == DType::f32 ? 1e-5 : c.t == DType::f16 ? 2e-3 : 1e-2));
   }
@@ -274,10 +259,8 @@ TEST_CASE("seed softmax on f16 and bf16 inputs") {
     examples::softmax_simple().launch({static_cast<std::uint64_t>(rows)}, {out, in, cols, cols, cols, block},
                                       options());
     finish();
-    auto got_bits = out.download<std::uint16_t>();
-    std::vector<float> got(got_bits.size());
-    for (std::size_t i = 0; i < got.size(); ++i) got[i] = examples::from_half_bits(t, got_bits[i]);
-    auto cmp = examples::compare_rows(got, examples::softmax_reference(host, rows, cols, cols), rows, cols, cols);
+    auto cmp = examples::compare_rows(download_floats(out), examples::softmax_reference(host, rows, cols, cols), rows,
+                                      cols, cols);
     CHECK(cmp.nan_mismatches == 0);
     CHECK(cmp.max_rel_error <= (t == DType::f16 ? 2e-3 : 1.6e-2));
   }

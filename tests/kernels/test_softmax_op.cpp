@@ -34,16 +34,6 @@ struct Case {
 
 Pointer pointer(const Buffer& b) { return {b.address(), b.dtype(), b.memory()}; }
 
-std::vector<float> download_floats(const Buffer& b) {
-  if (b.dtype() == DType::f32) return b.download<float>();
-  return examples::from_half_bits(b.dtype(), b.download<std::uint16_t>());
-}
-
-void upload_floats(Buffer& b, const std::vector<float>& v) {
-  if (b.dtype() == DType::f32) return b.upload(v);
-  b.upload(examples::to_half_bits(b.dtype(), v));
-}
-
 // softmax_input's rows (some -inf, large, all -inf) plus a NaN in row 4 and +inf in row 5.
 std::vector<float> special_input(std::int64_t rows, std::int64_t cols, unsigned seed) {
   auto x = softmax_input(rows, cols, seed);
