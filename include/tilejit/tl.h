@@ -221,7 +221,8 @@ Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other);
 /// With an L2 eviction hint (tilejit::Eviction): Eviction::last for data read again soon,
 /// Eviction::first for data read for the last time.
 Tensor load(const Operand& ptrs, const Operand& mask, const Operand& other, Eviction eviction);
-/// Stores `value` (broadcast and converted to the pointee type) where `mask` is true.
+/// Stores `value` (converted to the pointee type) where `mask` is true. Value and mask broadcast
+/// to the pointers' shape; one wider than the pointers is an error (an address written twice).
 void store(const Operand& ptrs, const Operand& value);
 void store(const Operand& ptrs, const Operand& value, const Operand& mask);
 /// With an L2 eviction hint: Eviction::first for outputs nothing reads back soon.

@@ -141,6 +141,12 @@ int group_size(const Function& f);
 /// whose bounds may differ between the programs of a cluster or group (`size` programs): those
 /// programs would not all reach it.
 void check_cluster_loops(const Function& f, int size);
+/// The most elements of one block a program may hold per thread (the block's elements over
+/// 32 x num_warps threads). Triton's cap of 2^20 elements a block is the same at 32 warps.
+constexpr std::int64_t kMaxElementsPerThread = 1024;
+/// Throws UserError (at the op's source line) when a value of `f` holds more than
+/// kMaxElementsPerThread elements a thread over `num_warps` warps.
+void check_block_sizes(const Function& f, int num_warps);
 /// The op that defines each value of `r` and of the regions nested in it (its results; block
 /// arguments have none). The pointers are valid while `r` is unchanged.
 std::unordered_map<ValueId, const Op*> definitions(const Region& r);

@@ -334,6 +334,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   std::vector<tl::detail::TraceParam> trace_params;
   for (const auto& p : req.params) trace_params.push_back(trace_param(p));
   ir::Function f = tl::detail::trace_kernel(md.kernel_name, std::move(trace_params), *req.invoke);
+  ir::check_block_sizes(f, block.num_warps);
   k->stages["ir"] = ir::print(f);
   passes::canonicalize(f, debug_enabled());
   // Prefetching the next iteration's loads pays on the GPU, where latency is hidden by

@@ -199,6 +199,26 @@ void store_mask_not_boolean(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(tl::store(x + offs, 1.0, offs));
 }
 
+void store_value_wider_than_pointers(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto offs = tl::arange(0, 16);
+  auto v = tl::load(x + offs);
+  HERE(tl::store(x + offs, v(tl::all, tl::newaxis) * v(tl::newaxis, tl::all)));
+}
+
+void store_mask_wider_than_pointers(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto offs = tl::arange(0, 16);
+  HERE(tl::store(x + offs, 1.0, offs(tl::all, tl::newaxis) < offs(tl::newaxis, tl::all)));
+}
+
+void store_block_through_one_pointer(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  HERE(tl::store(x, tl::load(x + tl::arange(0, 16))));
+}
+
+void block_too_large_for_the_warps(tl::Ptr x, tl::Ptr, tl::Int n, tl::Constexpr) {
+  HERE(auto offs = tl::arange(0, 262144));
+  tl::store(x + offs, 0.0, offs < n);
+}
+
 void expand_dims_bad_axis(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   auto r = tl::arange(0, 16);
   HERE(auto e = tl::expand_dims(r, 2));
@@ -383,6 +403,20 @@ TEST_CASE("bitwise & on floats") {
 
 TEST_CASE("store with a mask that is not boolean") {
   expect_user_error([] { compile(store_mask_not_boolean); }, "mask must be boolean", g_line);
+}
+
+TEST_CASE("a store whose value or mask is wider than its pointers (each address would be written twice)") {
+  expect_user_error([] { compile(store_value_wider_than_pointers); },
+                    "the value f32[16,16] does not fit the pointers ptr<f32>[16]", g_line);
+  expect_user_error([] { compile(store_mask_wider_than_pointers); },
+                    "the mask i1[16,16] does not fit the pointers ptr<f32>[16]", g_line);
+  expect_user_error([] { compile(store_block_through_one_pointer); }, "does not fit the pointers ptr<f32>:", g_line);
+}
+
+TEST_CASE("a block with more elements a thread than a program may hold") {
+  expect_user_error([] { compile(block_too_large_for_the_warps); },
+                    "262144 elements (i32[262144]): over 4 warps that is 2048 elements a thread", g_line);
+  expect_user_error([] { compile(block_too_large_for_the_warps); }, "use num_warps = 8 or more", g_line);
 }
 
 TEST_CASE("expand_dims with an axis beyond the rank") {
