@@ -31,21 +31,20 @@ void check_block_sizes(const Function& f, int num_warps) {
   if (!op) return;
   const Type& t = f.type(op->results.front());
   const std::int64_t per_thread = (t.numel() + threads - 1) / threads;
-  const std::int64_t warps_needed = (t.numel() + kMaxElementsPerThread * kWarpSize - 1) /
-                                    (kMaxElementsPerThread * kWarpSize);
+  const std::int64_t warps_needed =
+      (t.numel() + kMaxElementsPerThread * kWarpSize - 1) / (kMaxElementsPerThread * kWarpSize);
   std::int64_t warps = 1;
   while (warps < warps_needed) warps *= 2;
-  const std::string more_warps =
-      warps > kMaxWarps   ? ""
-      : warps < kMaxWarps ? fmt::format("num_warps = {} or more, ", warps)
-                          : fmt::format("num_warps = {}, ", kMaxWarps);
-  throw UserError(fmt::format("{} makes a block of {} elements ({}): over {} warps that is {} elements a thread, "
-                              "and a program may hold at most {} a thread (a GPU thread has 255 registers; "
-                              "larger blocks live in local memory and compile slowly): use {}a smaller block, or walk the "
-                              "data in a tl::for_range loop",
-                              op_name(op->kind), t.numel(), to_string(t), num_warps, per_thread,
-                              kMaxElementsPerThread, more_warps),
-                  op->loc.file, op->loc.line);
+  const std::string more_warps = warps > kMaxWarps   ? ""
+                                 : warps < kMaxWarps ? fmt::format("num_warps = {} or more, ", warps)
+                                                     : fmt::format("num_warps = {}, ", kMaxWarps);
+  throw UserError(
+      fmt::format("{} makes a block of {} elements ({}): over {} warps that is {} elements a thread, "
+                  "and a program may hold at most {} a thread (a GPU thread has 255 registers; "
+                  "larger blocks live in local memory and compile slowly): use {}a smaller block, or walk the "
+                  "data in a tl::for_range loop",
+                  op_name(op->kind), t.numel(), to_string(t), num_warps, per_thread, kMaxElementsPerThread, more_warps),
+      op->loc.file, op->loc.line);
 }
 
 }  // namespace tilejit::ir
