@@ -42,11 +42,15 @@ constexpr std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1)
 
 /// A raw pointer argument (device address, or host address for the CPU backend) with the
 /// element type the kernel should see. Buffers convert to this implicitly and record where
-/// their memory is, so a launch on the wrong backend is caught; raw pointers are not checked.
+/// their memory is, so a launch on the wrong backend is caught, and how many bytes it holds, so
+/// the CPU backend can check every load and store through it; raw pointers are not checked.
 struct Pointer {
+  static constexpr std::uint64_t unknown_bytes = ~std::uint64_t{0};
   std::uint64_t address = 0;
   DType dtype = DType::f32;
   Memory memory = Memory::unknown;
+  /// Bytes from `address` the kernel may touch (a Buffer's size); unknown_bytes: not checked.
+  std::uint64_t bytes = unknown_bytes;
 };
 
 /// Where kernels run.
@@ -100,8 +104,8 @@ int default_cpu_threads();
 class Arg {
  public:
   enum class Kind { pointer, integer, floating };
-  Arg(const Buffer& b) : kind_(Kind::pointer), pointer_{b.address(), b.dtype(), b.memory()} {}  // NOLINT
-  Arg(Pointer p) : kind_(Kind::pointer), pointer_(p) {}                                         // NOLINT
+  Arg(const Buffer& b) : kind_(Kind::pointer), pointer_{b.address(), b.dtype(), b.memory(), b.bytes()} {}  // NOLINT
+  Arg(Pointer p) : kind_(Kind::pointer), pointer_(p) {}                                                    // NOLINT
   template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
   Arg(I v) : kind_(Kind::integer), int_(static_cast<std::int64_t>(v)) {}  // NOLINT
   template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>

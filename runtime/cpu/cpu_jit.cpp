@@ -17,6 +17,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "runtime/cpu/access_checks.h"
 #include "runtime/cpu/cluster.h"
 #include "runtime/cpu/jit_instance.h"
 #include "tilejit/error.h"
@@ -50,8 +51,12 @@ JitInstance* create_instance() {
   for (const ClusterHelper& h : cluster_helpers())
     cluster_symbols[inst->lljit->mangleAndIntern(h.name)] = {llvm::orc::ExecutorAddr::fromPtr(h.address),
                                                              llvm::JITSymbolFlags::Exported};
+  // Loads and stores report elements outside their buffers (access_checks.h).
+  cluster_symbols[inst->lljit->mangleAndIntern(kAccessFaultHelper)] = {
+      llvm::orc::ExecutorAddr::fromPtr(access_fault_helper()), llvm::JITSymbolFlags::Exported};
   if (auto e = inst->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(cluster_symbols))))
-    throw CompileError("LLVM could not define the cluster helpers", error_message(std::move(e)), "", "");
+    throw CompileError("LLVM could not define the cluster and access-check helpers", error_message(std::move(e)), "",
+                       "");
 #if defined(__x86_64__)
   // half <-> float helpers for hosts without F16C, whether or not the process has them.
   llvm::orc::SymbolMap helpers;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "codegen/llvm/codegen.h"
 #include "jit/specialization.h"
 #include "runtime/module.h"
 #include "tilejit/kernel.h"
@@ -32,6 +33,7 @@ struct CompiledKernel::Impl {
   // CPU backend: the loaded code (a shared_ptr: its deleter is bound where it is made, so
   // builds without LLVM never need the type), and the "asm" stage, made on first request.
   std::shared_ptr<const rt::cpu::CpuKernel> cpu;
+  std::vector<codegen::llvm_ir::MemoryAccessSite> cpu_access_sites;  // what its bounds checks report
   mutable std::mutex asm_mutex;
   mutable std::unique_ptr<std::string> asm_text;
 

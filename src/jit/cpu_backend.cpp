@@ -9,6 +9,7 @@
 
 #if TILEJIT_WITH_LLVM
 #include "codegen/llvm/codegen.h"
+#include "runtime/cpu/access_checks.h"
 #include "runtime/cpu/cpu_jit.h"
 #endif
 
@@ -36,14 +37,61 @@ void compile_cpu(CompiledKernel::Impl& k, const ir::Function& f) {
   k.stages["llvm"] = std::move(out.optimized_ir);
   k.metadata.compile_ms = out.compile_ms;
   k.metadata.cpu_scratch_bytes = src.scratch_bytes;
+  k.cpu_access_sites = std::move(src.access_sites);
   k.cpu = std::shared_ptr<const rt::cpu::CpuKernel>(std::move(out.kernel));
 }
 
 std::string cpu_assembly(const CompiledKernel::Impl& k) { return rt::cpu::emit_assembly(k.stages.at("llvm")); }
 
-void launch_cpu(const CompiledKernel::Impl& k, const Grid& grid, void** params, int max_threads) {
+namespace {
+
+// "load at <file>:<line>: program (x, y, z) read element 16 of argument 'in' (16 f32 elements) ..."
+UserError access_fault_error(const CompiledKernel::Impl& k, const rt::cpu::AccessChecks& checks,
+                             std::span<const std::size_t> arg_of_param, std::span<const Arg> args) {
+  const auto& fault = checks.first;
+  const auto& site = k.cpu_access_sites.at(static_cast<std::size_t>(fault.site));
+  const std::size_t arg = arg_of_param[static_cast<std::size_t>(site.param)];
+  const Pointer& p = args[arg].pointer();
+  const auto offset = static_cast<std::int64_t>(fault.address - p.address);
+  const std::string where = offset % site.elem_bytes == 0 ? fmt::format("element {}", offset / site.elem_bytes)
+                                                          : fmt::format("{} bytes from the start", offset);
+  const std::uint64_t more = checks.faults.load() - 1;
+  return UserError(
+      fmt::format("{} out of bounds in kernel '{}': program ({}, {}, {}) {} {} of argument {} ('{}'), which holds "
+                  "{} elements of {} ({} bytes){}; the launch skipped every element outside its Buffers, so its "
+                  "outputs are incomplete",
+                  site.is_store ? "store" : "load", k.metadata.kernel_name, fault.program[0], fault.program[1],
+                  fault.program[2], site.is_store ? "wrote" : "read", where, arg, k.params[arg].name,
+                  p.bytes / static_cast<std::uint64_t>(site.elem_bytes), dtype_name(p.dtype), p.bytes,
+                  more ? fmt::format(", and {} more elements of this launch were out of bounds", more) : ""),
+      site.loc.file, site.loc.line);
+}
+
+}  // namespace
+
+void launch_cpu(const CompiledKernel::Impl& k, const Grid& grid, std::span<const Arg> args, void** params,
+                std::size_t n, int max_threads, const std::source_location&) {
+  // The memory behind each parameter: a Buffer's bytes, everything for a raw pointer.
+  std::vector<std::uint64_t> extents(2 * n);
+  std::vector<std::size_t> arg_of_param;
+  arg_of_param.reserve(n);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (k.params[i].kind == detail::ParamKind::constexpr_int) continue;
+    const std::size_t slot = arg_of_param.size();
+    arg_of_param.push_back(i);
+    extents[2 * slot + 1] = rt::cpu::kUnknownExtentEnd;
+    if (k.params[i].kind != detail::ParamKind::pointer) continue;
+    const Pointer& p = args[i].pointer();
+    if (p.bytes == Pointer::unknown_bytes) continue;
+    extents[2 * slot] = p.address;
+    extents[2 * slot + 1] = p.address + p.bytes;
+  }
+  rt::cpu::AccessChecks checks;
+  checks.extents = extents.data();
+  params[n] = &checks;
   // A group's programs meet as a cluster's do: on threads of their own, at a barrier.
   k.cpu->launch(grid.x, grid.y, grid.z, params, max_threads, programs_per_exchange(k.metadata));
+  if (checks.faults.load() > 0) throw access_fault_error(k, checks, arg_of_param, args);
 }
 
 std::uint64_t cpu_persistent_grid(std::uint64_t work_items) {
@@ -72,7 +120,10 @@ std::string cpu_target() { throw Error(kUnavailable); }
 std::string llvm_version_name() { return "none"; }
 void compile_cpu(CompiledKernel::Impl&, const ir::Function&) { throw Error(kUnavailable); }
 std::string cpu_assembly(const CompiledKernel::Impl&) { throw Error(kUnavailable); }
-void launch_cpu(const CompiledKernel::Impl&, const Grid&, void**, int) { throw Error(kUnavailable); }
+void launch_cpu(const CompiledKernel::Impl&, const Grid&, std::span<const Arg>, void**, std::size_t, int,
+                const std::source_location&) {
+  throw Error(kUnavailable);
+}
 std::uint64_t cpu_persistent_grid(std::uint64_t) { throw Error(kUnavailable); }
 
 }  // namespace jit

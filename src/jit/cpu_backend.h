@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <source_location>
+#include <span>
 #include <string>
 
 #include "ir/ir.h"
@@ -19,8 +21,11 @@ std::string llvm_version_name();
 void compile_cpu(CompiledKernel::Impl& k, const ir::Function& f);
 /// The native assembly of a CPU kernel (its "asm" stage).
 std::string cpu_assembly(const CompiledKernel::Impl& k);
-/// Runs the grid; `params` is the CUDA launch packing.
-void launch_cpu(const CompiledKernel::Impl& k, const Grid& grid, void** params, int max_threads);
+/// Runs the grid; `params` is the CUDA launch packing of `args` (`n` slots; one more is free).
+/// Throws UserError, at the access's source line, when a load or store of the kernel went
+/// outside a Buffer argument (those elements were skipped).
+void launch_cpu(const CompiledKernel::Impl& k, const Grid& grid, std::span<const Arg> args, void** params,
+                std::size_t n, int max_threads, const std::source_location& loc);
 /// A persistent grid for the CPU: a few programs per thread.
 std::uint64_t cpu_persistent_grid(std::uint64_t work_items);
 

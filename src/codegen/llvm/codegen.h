@@ -6,12 +6,19 @@
 //              i32 nprog_x, i32 nprog_y, i32 nprog_z)
 // `params` is the CUDA launch packing: one pointer per IR parameter (every kernel parameter but
 // the constexpr ones), pointing at the argument's value; pointer arguments point at a 64-bit
-// address. `scratch` is `scratch_bytes` bytes, 64-byte aligned, private to the calling thread:
-// block values that must be materialized live there, never on the stack.
+// address. After them, params[n] points at the launch's rt::cpu::AccessChecks (its first member
+// is the [begin, end) extents of every parameter's memory; see runtime/cpu/access_checks.h).
+// `scratch` is `scratch_bytes` bytes, 64-byte aligned, private to the calling thread: block
+// values that must be materialized live there, never on the stack.
+//
+// Every load and store tests its addresses against the extent of the pointer parameter they
+// are computed from; lanes outside it are not accessed, and the first is reported to the
+// runtime (tilejit_cpu_access_fault) by the index of its access site.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
 
@@ -24,10 +31,19 @@ struct LlvmCodegenOptions {
   int lanes = 16;
 };
 
+/// A load or store whose addresses the kernel checks, as a fault report names it.
+struct MemoryAccessSite {
+  bool is_store = false;
+  ir::SourceLoc loc;
+  int param = 0;       ///< index in Function::params of the pointer it goes through
+  int elem_bytes = 0;  ///< bytes of one element in memory
+};
+
 struct LlvmKernelSource {
   std::string ir;  ///< the module as LLVM assembly text (no target triple: the runtime sets it)
   std::string entry_name;
   std::int64_t scratch_bytes = 0;
+  std::vector<MemoryAccessSite> access_sites;  ///< indexed by the site number a fault reports
 };
 
 /// Throws InternalError for IR the backend does not support and CompileError (with the module

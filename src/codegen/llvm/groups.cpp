@@ -75,7 +75,7 @@ void Lowering::group(const Group& g) {
     memo_.clear();
     for (const ir::Op* op : g.ops) {
       switch (op->kind) {
-        case ir::OpKind::store: store_chunk(*op, id); break;
+        case ir::OpKind::store: checked_access(*op, id); break;
         case ir::OpKind::stash_put: stash_put_chunk(*op, id); break;
         case ir::OpKind::reduce: {
           Reduction& r =
@@ -96,7 +96,7 @@ void Lowering::group(const Group& g) {
           Coords at = normalized(type(res), id);
           Chunk c;
           if (op->kind == ir::OpKind::load) {
-            c = load_chunk(*op, id);
+            c = checked_access(*op, id);
           } else if (op->kind == ir::OpKind::stash_get) {
             c = stash_get_chunk(*op, id);
           } else {

@@ -4,6 +4,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "codegen/llvm/pointer_params.h"
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::llvm_ir {
@@ -67,6 +68,9 @@ LlvmKernelSource Lowering::run() {
     v->setName(p.name);
     scalars_[p.value] = from_memory(t, v);
   }
+  access_checks_ = b_.CreateAlignedLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params, f_.params.size()),
+                                        llvm::Align(8), "access_checks");
+  pointer_params_ = pointer_params(f_);
   b_.SetInsertPoint(body);
   region(f_.body);
   b_.CreateRetVoid();
@@ -82,7 +86,7 @@ LlvmKernelSource Lowering::run() {
     throw CompileError(fmt::format("LLVM rejected the module generated for {}", options_.entry_name), problems, text,
                        "");
   }
-  return LlvmKernelSource{std::move(text), options_.entry_name, scratch_bytes_};
+  return LlvmKernelSource{std::move(text), options_.entry_name, scratch_bytes_, std::move(access_sites_)};
 }
 
 void Lowering::region(const ir::Region& r) {

@@ -14,6 +14,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -98,10 +99,29 @@ class Lowering {
   llvm::Value* new_array(const ir::Type& t);
 
   // ---- memory (memory.cpp) ----
-  Chunk load_chunk(const ir::Op& op, Coords coords);
-  void store_chunk(const ir::Op& op, Coords coords);
+  /// The load or store `op` of one chunk through `ptr`, where `lane_mask` is set (all lanes
+  /// when empty): already evaluated, so that bounds checks can emit either twice.
+  Chunk load_chunk(const ir::Op& op, const Chunk& ptr, const std::optional<Chunk>& lane_mask, Coords coords);
+  void store_chunk(const ir::Op& op, const Chunk& ptr, const std::optional<Chunk>& lane_mask, Coords coords);
   void scalar_load(const ir::Op& op);
   void scalar_store(const ir::Op& op);
+
+  // ---- bounds checks of loads and stores (bounds.cpp) ----
+  /// Load or store `op` of one chunk (a load's chunk; an empty one for a store), checked: when
+  /// every lane's element lies inside the memory of op's pointer parameter, as is usual, the
+  /// access is made as written; else through narrowed_mask.
+  Chunk checked_access(const ir::Op& op, Coords coords);
+  /// `mask` (empty: every lane) less the lanes of `ptr` whose element lies outside the memory of
+  /// op's pointer parameter, after reporting those of them that `mask` sets to the runtime.
+  /// Unchanged when op is not checked (its pointer's parameter is not known).
+  std::optional<Chunk> narrowed_mask(const ir::Op& op, const Chunk& ptr, const std::optional<Chunk>& mask);
+  /// i1: whether every lane of `ptr` (masked or not) is inside; null when op is not checked.
+  llvm::Value* all_inside(const ir::Op& op, const Chunk& ptr);
+  int checked_param(const ir::Op& op) const;                        // op's pointer parameter, or kUnknownParam
+  llvm::Value* parameter_extent(int param, int end);                // the begin (0) or end (1) address, i64
+  llvm::Value* lane_addresses(const ir::Op& op, const Chunk& ptr);  // i64, or a vector of them
+  /// i1 (or a vector of them): whether the `bytes`-byte element at each address is inside.
+  llvm::Value* lanes_inside(int param, std::int64_t bytes, llvm::Value* address);
 
   // ---- stashes (stash.cpp) ----
   llvm::Value* stash_base(std::size_t id);  // allocates in scratch on first use
@@ -142,6 +162,12 @@ class Lowering {
   std::unordered_map<std::size_t, llvm::Value*> stashes_;  // stash index -> its array in scratch
   llvm::AllocaInst* split_exchange_pairs_ = nullptr;       // split group exchanges' results, by ticket
   llvm::AllocaInst* split_exchange_turn_ = nullptr;        // split exchanges started
+
+  std::unordered_map<ir::ValueId, int> pointer_params_;     // pointer value -> parameter (pointer_params.h)
+  llvm::Value* access_checks_ = nullptr;                    // the launch's rt::cpu::AccessChecks
+  std::map<std::pair<int, int>, llvm::Value*> extents_;     // (parameter, 0 begin / 1 end) -> i64
+  std::unordered_map<const ir::Op*, int> access_site_ids_;  // index in access_sites_
+  std::vector<MemoryAccessSite> access_sites_;
 
   std::unordered_map<ir::ValueId, llvm::Value*> scalars_;
   std::unordered_map<ir::ValueId, llvm::Value*> arrays_;

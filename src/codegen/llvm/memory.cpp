@@ -1,6 +1,7 @@
 // Loads and stores. A chunk of pointers that is affine with stride 1 is one contiguous (masked)
 // vector access; a uniform pointer is one scalar access, made only when some lane's mask is
-// set; anything else is a masked gather or scatter. Masked-off lanes never touch memory.
+// set; anything else is a masked gather or scatter. Masked-off lanes never touch memory, and
+// neither do lanes outside the pointer parameter's memory (bounds.cpp).
 #include "codegen/llvm/lowering.h"
 
 namespace tilejit::codegen::llvm_ir {
@@ -13,12 +14,12 @@ bool uniform(const Chunk& c) {
 
 }  // namespace
 
-Chunk Lowering::load_chunk(const ir::Op& op, Coords coords) {
+Chunk Lowering::load_chunk(const ir::Op& op, const Chunk& ptr, const std::optional<Chunk>& lane_mask, Coords coords) {
   const ir::Type& rt = type(op.results[0]);
   const ir::Type& pt = type(op.operands[0]);
-  Chunk ptr = eval(op.operands[0], coords);
-  bool masked = op.attrs.has_mask;
-  Chunk mask = masked ? eval(op.operands[1], coords) : Chunk{};
+  bool masked = lane_mask.has_value();
+  Chunk mask = lane_mask.value_or(Chunk{});
+  const ir::Type mask_type = pt.with_elem(DType::i1);
   llvm::Type* et = array_type(rt);
   llvm::Align align(memory_bytes(rt));
   auto other_scalar = [&]() -> llvm::Value* {
@@ -50,7 +51,7 @@ Chunk Lowering::load_chunk(const ir::Op& op, Coords coords) {
     llvm::Value* splat = b_.CreateVectorSplat(static_cast<unsigned>(width_), phi);
     return {Chunk::Kind::vector, b_.CreateSelect(mask.value, splat, other_vector())};
   }
-  llvm::Value* mask_vec = masked ? to_vector(mask, type(op.operands[1])) : nullptr;
+  llvm::Value* mask_vec = masked ? to_vector(mask, mask_type) : nullptr;
   if (contiguous(ptr)) {
     if (!masked) return {Chunk::Kind::vector, from_memory(rt, b_.CreateAlignedLoad(vt, ptr.value, align))};
     llvm::Value* v = b_.CreateMaskedLoad(vt, ptr.value, align, mask_vec, to_memory(rt, other_vector()));
@@ -62,11 +63,10 @@ Chunk Lowering::load_chunk(const ir::Op& op, Coords coords) {
   return {Chunk::Kind::vector, from_memory(rt, v)};
 }
 
-void Lowering::store_chunk(const ir::Op& op, Coords coords) {
+void Lowering::store_chunk(const ir::Op& op, const Chunk& ptr, const std::optional<Chunk>& lane_mask, Coords coords) {
   const ir::Type& vt_ir = type(op.operands[1]);
-  Chunk ptr = eval(op.operands[0], coords);
   llvm::Value* value = to_memory(vt_ir, to_vector(eval(op.operands[1], coords), vt_ir));
-  llvm::Value* mask = op.attrs.has_mask ? to_vector(eval(op.operands[2], coords), type(op.operands[2])) : nullptr;
+  llvm::Value* mask = lane_mask ? to_vector(*lane_mask, type(op.operands[0]).with_elem(DType::i1)) : nullptr;
   llvm::Align align(memory_bytes(vt_ir));
   if (contiguous(ptr)) {
     if (mask) b_.CreateMaskedStore(value, ptr.value, align, mask);
@@ -83,7 +83,9 @@ void Lowering::scalar_load(const ir::Op& op) {
   llvm::Type* et = array_type(rt);
   llvm::Align align(memory_bytes(rt));
   llvm::Value* ptr = scalar(op.operands[0]);
-  if (!op.attrs.has_mask) {
+  std::optional<Chunk> mask = op.attrs.has_mask ? std::optional(eval(op.operands[1], {})) : std::nullopt;
+  mask = narrowed_mask(op, {Chunk::Kind::uniform, ptr}, mask);
+  if (!mask) {
     scalars_[op.results[0]] = from_memory(rt, b_.CreateAlignedLoad(et, ptr, align));
     return;
   }
@@ -91,7 +93,7 @@ void Lowering::scalar_load(const ir::Op& op) {
   llvm::BasicBlock* from = b_.GetInsertBlock();
   auto* load_bb = llvm::BasicBlock::Create(*ctx_, "masked_load", fn_);
   auto* done_bb = llvm::BasicBlock::Create(*ctx_, "masked_load_done", fn_);
-  b_.CreateCondBr(scalar(op.operands[1]), load_bb, done_bb);
+  b_.CreateCondBr(mask->value, load_bb, done_bb);
   b_.SetInsertPoint(load_bb);
   llvm::Value* loaded = from_memory(rt, b_.CreateAlignedLoad(et, ptr, align));
   b_.CreateBr(done_bb);
@@ -107,13 +109,15 @@ void Lowering::scalar_store(const ir::Op& op) {
   llvm::Value* ptr = scalar(op.operands[0]);
   llvm::Value* value = to_memory(vt, scalar(op.operands[1]));
   llvm::Align align(memory_bytes(vt));
-  if (!op.attrs.has_mask) {
+  std::optional<Chunk> mask = op.attrs.has_mask ? std::optional(eval(op.operands[2], {})) : std::nullopt;
+  mask = narrowed_mask(op, {Chunk::Kind::uniform, ptr}, mask);
+  if (!mask) {
     b_.CreateAlignedStore(value, ptr, align);
     return;
   }
   auto* store_bb = llvm::BasicBlock::Create(*ctx_, "masked_store", fn_);
   auto* done_bb = llvm::BasicBlock::Create(*ctx_, "masked_store_done", fn_);
-  b_.CreateCondBr(scalar(op.operands[2]), store_bb, done_bb);
+  b_.CreateCondBr(mask->value, store_bb, done_bb);
   b_.SetInsertPoint(store_bb);
   b_.CreateAlignedStore(value, ptr, align);
   b_.CreateBr(done_bb);
