@@ -158,6 +158,12 @@ std::array<int, 3> loop_bounds(Tracer& tr, const Operand& start, const Operand& 
       t = DType::i64;
     }
   }
+  // i < end with i += step: a step of zero or less would never reach end.
+  if (step.kind() == Operand::Kind::int_literal && step.int_value() <= 0)
+    throw UserError(fmt::format("for_range: step must be positive, got {} (the loop runs while i < end, so it would "
+                                "never finish)",
+                                step.int_value()),
+                    step.loc());
   return {value_as(tr, start, t), value_as(tr, end, t), value_as(tr, step, t)};
 }
 

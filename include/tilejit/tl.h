@@ -339,7 +339,9 @@ void trace_for_range(const Operand& start, const Operand& end, const Operand& st
                      const std::function<void(const Int&)>& body);
 }
 
-/// `for (i = start; i < end; i += step) body(i)` on the device. The body is traced once;
+/// `for (i = start; i < end; i += step) body(i)` on the device, for a positive step (a literal
+/// step of zero or less is an error; a traced one must be positive when the kernel runs, or
+/// the loop never ends, as in Triton). The body is traced once;
 /// Tensors declared outside it and reassigned inside it carry their values across
 /// iterations and hold the final value after the loop.
 template <class Body>

@@ -303,6 +303,10 @@ void stash_copy_converting(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
 
 void wait_negative(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) { HERE(tl::wait_copies(-1)); }
 
+void zero_loop_step(tl::Ptr, tl::Ptr, tl::Int n, tl::Constexpr) {
+  HERE(tl::for_range(0, n, 0, [&](tl::Int) {}));
+}
+
 void float_loop_bound(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(tl::for_range(0, 10.5, [&](tl::Int) {}));
 }
@@ -478,6 +482,10 @@ TEST_CASE("load from something that is not a pointer") {
 
 TEST_CASE("where with a condition that is not boolean") {
   expect_user_error([] { compile(where_not_boolean); }, "condition must be boolean", g_line);
+}
+
+TEST_CASE("for_range with a step of zero") {
+  expect_user_error([] { compile(zero_loop_step); }, "for_range: step must be positive, got 0", g_line);
 }
 
 TEST_CASE("for_range with a floating-point bound") {
