@@ -139,11 +139,31 @@ const Driver& driver() {
   return s.driver;
 }
 
+std::string fault_consequences(CUresult result) {
+  switch (result) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+      return "a kernel accessed memory outside its allocations, and the CUDA context is now unusable: every "
+             "later CUDA call of this process fails. To find the access, run the same launch on the CPU backend "
+             "(TILEJIT_BACKEND=cpu), whose bounds checks name the kernel's source line, or under "
+             "compute-sanitizer";
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+      return "a kernel faulted, and the CUDA context is now unusable: every later CUDA call of this process "
+             "fails (compute-sanitizer names the faulting access)";
+    default: return "";
+  }
+}
+
 void check(CUresult result, const char* call, const std::string& detail) {
   if (result == CUDA_SUCCESS) return;
   const Driver& d = state().driver;  // result came from the driver, so the pointers are loaded
   std::string message = result_description(d, result);
   if (!detail.empty()) message += "; " + detail;
+  if (std::string after = fault_consequences(result); !after.empty()) message += "; " + after;
   throw CudaError(call, static_cast<int>(result), result_name(d, result), message);
 }
 

@@ -73,8 +73,12 @@ bool driver_available(std::string* reason = nullptr);
 const Driver& driver();
 
 /// Throws CudaError naming `call`, the result's CUDA_ERROR_* name and its description when `result`
-/// is not CUDA_SUCCESS. `detail`, when given, is appended to the description (e.g. which kernel).
+/// is not CUDA_SUCCESS. `detail`, when given, is appended to the description (e.g. which kernel),
+/// and so is fault_consequences(result).
 void check(CUresult result, const char* call, const std::string& detail = {});
+/// For the errors a faulting kernel leaves on its context for good (an illegal address...): what
+/// that means for the process, and how to find the fault. Empty for other results.
+std::string fault_consequences(CUresult result);
 
 /// True once the process has started running exit handlers: destructors of runtime objects skip
 /// driver calls then, because the driver (or the context) may already be torn down.

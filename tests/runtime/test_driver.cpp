@@ -51,3 +51,16 @@ TEST_CASE("device work without a GPU fails with the reason") {
 }
 
 TEST_CASE("check() passes success through") { CHECK_NOTHROW(rt::check(CUDA_SUCCESS, "cuNothing")); }
+
+TEST_CASE("a kernel's fault says the context is lost and how to find the access") {
+  try {
+    rt::check(CUDA_ERROR_ILLEGAL_ADDRESS, "cuStreamSynchronize");
+    FAIL("expected CudaError");
+  } catch (const CudaError& e) {
+    CHECK(e.code() == 700);
+    CHECK(std::string(e.what()).find("the CUDA context is now unusable") != std::string::npos);
+    CHECK(std::string(e.what()).find("TILEJIT_BACKEND=cpu") != std::string::npos);
+  }
+  CHECK(rt::fault_consequences(CUDA_ERROR_LAUNCH_FAILED).find("compute-sanitizer") != std::string::npos);
+  CHECK(rt::fault_consequences(CUDA_ERROR_OUT_OF_MEMORY).empty());
+}
