@@ -182,7 +182,7 @@ void CompiledKernel::Impl::launch_checked(Grid grid, std::span<const Arg> args, 
   if (on_cpu) {
     if (options.cpu_threads < 0)
       throw UserError(fmt::format("cpu_threads must be >= 0, got {}", options.cpu_threads), loc);
-    jit::launch_cpu(*this, grid, args, packed, n, options.cpu_threads, loc);
+    jit::launch_cpu(*this, grid, args, packed, n, options.cpu_threads);
     return;
   }
   const bool cooperative = metadata.group_size > 1;

@@ -45,7 +45,8 @@ std::string cpu_assembly(const CompiledKernel::Impl& k) { return rt::cpu::emit_a
 
 namespace {
 
-// "load at <file>:<line>: program (x, y, z) read element 16 of argument 'in' (16 f32 elements) ..."
+// "load out of bounds in kernel 'copy': program (0, 0, 0) read element 40 of argument 0 ('x'), which
+// holds 40 elements of f32 (160 bytes) ...", at the load's source line.
 UserError access_fault_error(const CompiledKernel::Impl& k, const rt::cpu::AccessChecks& checks,
                              std::span<const std::size_t> arg_of_param, std::span<const Arg> args) {
   const auto& fault = checks.first;
@@ -58,8 +59,8 @@ UserError access_fault_error(const CompiledKernel::Impl& k, const rt::cpu::Acces
   const std::uint64_t more = checks.faults.load() - 1;
   return UserError(
       fmt::format("{} out of bounds in kernel '{}': program ({}, {}, {}) {} {} of argument {} ('{}'), which holds "
-                  "{} elements of {} ({} bytes){}; the launch skipped every element outside its Buffers, so its "
-                  "outputs are incomplete",
+                  "{} elements of {} ({} bytes){}; the launch skipped every element outside its arguments' memory, so "
+                  "its outputs are incomplete",
                   site.is_store ? "store" : "load", k.metadata.kernel_name, fault.program[0], fault.program[1],
                   fault.program[2], site.is_store ? "wrote" : "read", where, arg, k.params[arg].name,
                   p.bytes / static_cast<std::uint64_t>(site.elem_bytes), dtype_name(p.dtype), p.bytes,
@@ -70,7 +71,7 @@ UserError access_fault_error(const CompiledKernel::Impl& k, const rt::cpu::Acces
 }  // namespace
 
 void launch_cpu(const CompiledKernel::Impl& k, const Grid& grid, std::span<const Arg> args, void** params,
-                std::size_t n, int max_threads, const std::source_location&) {
+                std::size_t n, int max_threads) {
   // The memory behind each parameter: a Buffer's bytes, everything for a raw pointer.
   std::vector<std::uint64_t> extents(2 * n);
   std::vector<std::size_t> arg_of_param;
@@ -120,8 +121,7 @@ std::string cpu_target() { throw Error(kUnavailable); }
 std::string llvm_version_name() { return "none"; }
 void compile_cpu(CompiledKernel::Impl&, const ir::Function&) { throw Error(kUnavailable); }
 std::string cpu_assembly(const CompiledKernel::Impl&) { throw Error(kUnavailable); }
-void launch_cpu(const CompiledKernel::Impl&, const Grid&, std::span<const Arg>, void**, std::size_t, int,
-                const std::source_location&) {
+void launch_cpu(const CompiledKernel::Impl&, const Grid&, std::span<const Arg>, void**, std::size_t, int) {
   throw Error(kUnavailable);
 }
 std::uint64_t cpu_persistent_grid(std::uint64_t) { throw Error(kUnavailable); }

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <memory>
-#include <source_location>
 #include <span>
 #include <string>
 
@@ -25,7 +24,7 @@ std::string cpu_assembly(const CompiledKernel::Impl& k);
 /// Throws UserError, at the access's source line, when a load or store of the kernel went
 /// outside a Buffer argument (those elements were skipped).
 void launch_cpu(const CompiledKernel::Impl& k, const Grid& grid, std::span<const Arg> args, void** params,
-                std::size_t n, int max_threads, const std::source_location& loc);
+                std::size_t n, int max_threads);
 /// A persistent grid for the CPU: a few programs per thread.
 std::uint64_t cpu_persistent_grid(std::uint64_t work_items);
 
