@@ -39,7 +39,7 @@ class Workspaces {
     if (memory == Memory::device && stream_is_capturing(stream)) {
       Buffer own = Buffer::stream_ordered(DType::f32, floats, stream);
       if (what == WorkspaceUse::group_barriers) own.fill_bytes_async(0, stream);
-      use(Pointer{own.address(), DType::f32, memory});
+      use(Pointer{own.address(), DType::f32, memory, own.bytes()});
       return;  // own is freed after the launch, in the stream's order
     }
     std::lock_guard lock(mutex_);
@@ -55,7 +55,7 @@ class Workspaces {
       e.buffer.fill_bytes_async(0, stream);  // after the launches before it on this stream
       e.layout = layout;
     }
-    use(Pointer{e.buffer.address(), DType::f32, memory});
+    use(Pointer{e.buffer.address(), DType::f32, memory, e.buffer.bytes()});
   }
 
  private:

@@ -32,7 +32,7 @@ struct Case {
   std::int64_t kept_bytes = -1;                        // SoftmaxOptions::kept_bytes
 };
 
-Pointer pointer(const Buffer& b) { return {b.address(), b.dtype(), b.memory()}; }
+Pointer pointer(const Buffer& b) { return {b.address(), b.dtype(), b.memory(), b.bytes()}; }
 
 // softmax_input's rows (some -inf, large, all -inf) plus a NaN in row 4 and +inf in row 5.
 std::vector<float> special_input(std::int64_t rows, std::int64_t cols, unsigned seed) {
@@ -517,6 +517,14 @@ TEST_CASE("softmax op: empty shapes launch nothing, bad arguments are refused") 
           ops::softmax(Pointer{a.address() + 2, DType::f32, memory()}, p, 1, 16, 16, 16, nullptr, o);
         }).find("not aligned") != std::string::npos);
   CHECK(message([&] { ops::softmax(p, p, 2, 16, 16, 8, nullptr, o); }).find("overlap") != std::string::npos);
+  // A Buffer's size is checked against the rows it is given (64 floats: 4 rows of 16, not 5).
+  CHECK_NOTHROW(ops::softmax(pointer(a), pointer(a), 4, 16, 16, 16, nullptr, o));
+  CHECK(message([&] { ops::softmax(pointer(a), p, 5, 16, 16, 16, nullptr, o); })
+            .find("softmax: the output holds 256 bytes, but 5 rows 16 elements apart, of 16 f32 elements each, "
+                  "reach 320 bytes") != std::string::npos);
+  CHECK(message([&] {
+          ops::softmax(p, pointer(a), 2, 16, 60, 16, nullptr, o);
+        }).find("the input holds 256 bytes, but 2 rows 60 elements apart") != std::string::npos);
   CHECK(message([&] { ops::softmax(p, p, 1, std::int64_t{1} << 31, 0, 0, nullptr, o); }).find("too large") !=
         std::string::npos);
   ops::SoftmaxOptions bad = o;

@@ -139,8 +139,10 @@ SoftmaxPlan plan_softmax(std::int64_t rows, std::int64_t cols, DType in, DType o
 /// f16 or bf16, in and out may differ); arithmetic is f32. Rows that are all -inf, or hold +inf or
 /// NaN, give NaN as torch.softmax does. rows or cols == 0 launches nothing. On CUDA the launch
 /// is asynchronous on `stream`. Throws tilejit::Error for negative or too large sizes, null or
-/// misaligned pointers, other element types, an output row stride < cols (rows would overlap)
-/// or a forced configuration that does not fit the shape.
+/// misaligned pointers, other element types, an output row stride < cols (rows would overlap),
+/// a pointer whose `bytes` (a Buffer's size) do not hold the rows it is given, or a forced
+/// configuration that does not fit the shape. On the CPU backend every access of the kernels is
+/// checked against the rows (tilejit::Pointer::bytes).
 void softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
              std::int64_t out_row_stride, StreamHandle stream = nullptr, const SoftmaxOptions& options = {});
 
