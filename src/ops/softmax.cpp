@@ -334,23 +334,6 @@ void check_arguments(const char* what, const Pointer& out, const Pointer& in, st
                             out_stride, cols));
 }
 
-// `p` with its bytes set to what `rows` rows `stride` elements apart, of `cols` elements each,
-// reach: so the CPU backend checks every access of the library's kernels against the problem
-// itself. A size the caller gave (a Buffer's) must hold them.
-Pointer with_problem_extent(const char* what, const char* name, Pointer p, std::int64_t rows, std::int64_t cols,
-                            std::int64_t stride) {
-  using Wide = unsigned __int128;
-  const Wide reach = (static_cast<Wide>(rows - 1) * static_cast<Wide>(stride) + static_cast<Wide>(cols)) *
-                     static_cast<Wide>(dtype_size(p.dtype));
-  if (p.bytes != Pointer::unknown_bytes && reach > p.bytes)
-    throw Error(
-        fmt::format("{}: the {} holds {} bytes, but {} rows {} elements apart, of {} {} elements each, reach "
-                    "{} bytes",
-                    what, name, p.bytes, rows, stride, cols, dtype_name(p.dtype), static_cast<std::uint64_t>(reach)));
-  if (reach < Pointer::unknown_bytes) p.bytes = static_cast<std::uint64_t>(reach);
-  return p;
-}
-
 void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
          std::int64_t in_stride, std::int64_t out_stride, StreamHandle stream, const SoftmaxOptions& options) {
   if (rows < 0 || cols < 0) throw Error(fmt::format("{}: negative size {} x {}", what, rows, cols));
@@ -360,8 +343,8 @@ void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows,
     throw Error(
         fmt::format("{}: kept_bytes {} must be -1 (the default budget) or 0 or more", what, options.kept_bytes));
   SoftmaxPlan plan = call_plan(rows, cols, in.dtype, out.dtype, options);
-  detail::Problem p{with_problem_extent(what, "output", out, rows, cols, out_stride),
-                    with_problem_extent(what, "input", in, rows, cols, in_stride),
+  detail::Problem p{detail::with_problem_extent(what, "output", out, rows, cols, out_stride),
+                    detail::with_problem_extent(what, "input", in, rows, cols, in_stride),
                     rows,
                     cols,
                     in_stride,
@@ -374,6 +357,20 @@ void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows,
 
 detail::PlanInputs detail::plan_inputs(const SoftmaxOptions& options) {
   return {cache_dir(), autotune_on_miss(), parallelism(resolve_backend(options.backend), options.cpu_threads)};
+}
+
+Pointer detail::with_problem_extent(const char* what, const char* name, Pointer p, std::int64_t rows, std::int64_t cols,
+                                    std::int64_t stride) {
+  using Wide = unsigned __int128;
+  const Wide reach = (static_cast<Wide>(rows - 1) * static_cast<Wide>(stride) + static_cast<Wide>(cols)) *
+                     static_cast<Wide>(dtype_size(p.dtype));
+  if (p.bytes != Pointer::unknown_bytes && reach > p.bytes)
+    throw Error(
+        fmt::format("{}: the {} holds {} bytes, but {} rows {} elements apart, of {} {} elements each, reach "
+                    "{} bytes",
+                    what, name, p.bytes, rows, stride, cols, dtype_name(p.dtype), static_cast<std::uint64_t>(reach)));
+  if (reach < Pointer::unknown_bytes) p.bytes = static_cast<std::uint64_t>(reach);
+  return p;
 }
 
 SoftmaxPlan plan_softmax(std::int64_t rows, std::int64_t cols, DType in, DType out, const SoftmaxOptions& options) {

@@ -44,6 +44,13 @@ SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t ele
 /// (softmax_device_tables.cpp, generated from src/ops/tuned/).
 std::string_view shipped_tuning_text(const std::string& device_name);
 
+/// `p` with its bytes set to what `rows` rows `stride` elements apart, of `cols` elements each,
+/// reach, so the CPU backend checks every access of the library's kernels against the problem
+/// itself. Throws tilejit::Error (naming `what` and the `name`d pointer) when a size the caller
+/// gave (a Buffer's) does not hold them.
+Pointer with_problem_extent(const char* what, const char* name, Pointer p, std::int64_t rows, std::int64_t cols,
+                            std::int64_t stride);
+
 /// Throws tilejit::Error when `c` cannot run a rows x cols problem (a bad strategy, a block that
 /// is not a power of two or too small for the row, bad warps...).
 void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols);

@@ -79,6 +79,10 @@ void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
   for (DType t : {out.dtype, in.dtype})
     if (t != DType::f32 && t != DType::f16 && t != DType::bf16)
       throw Error(fmt::format("softmax_seed: unsupported element type {} (f32, f16 or bf16)", dtype_name(t)));
+  if (in_row_stride < 0 || out_row_stride < 0)
+    throw Error(fmt::format("softmax_seed: negative row stride ({} in, {} out)", in_row_stride, out_row_stride));
+  out = detail::with_problem_extent("softmax_seed", "output", out, rows, cols, out_row_stride);
+  in = detail::with_problem_extent("softmax_seed", "input", in, rows, cols, in_row_stride);
   SeedConfig c = seed_config(cols, dtype_size(in.dtype));
   std::vector<Arg> args{out, in, in_row_stride, out_row_stride, rows, cols, c.block, c.num_stages};
   CompileOptions options;

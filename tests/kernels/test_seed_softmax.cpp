@@ -308,4 +308,12 @@ TEST_CASE("the seed softmax op: empty shapes launch nothing, bad input is refuse
   CHECK_THROWS_AS(ops::softmax_seed(Pointer{0, DType::f32, memory()}, p, 1, 16, 16, 16, nullptr, backend()), Error);
   CHECK_THROWS_AS(ops::softmax_seed(Pointer{a.address(), DType::i32, memory()}, p, 1, 16, 16, 16, nullptr, backend()),
                   Error);
+  CHECK_THROWS_WITH_AS(ops::softmax_seed(p, p, 2, 16, -16, 16, nullptr, backend()),
+                       doctest::Contains("negative row stride"), Error);
+  // A Buffer's size must hold the rows: 16 floats are one row of 16, not two.
+  const Pointer sized{a.address(), DType::f32, memory(), a.bytes()};
+  CHECK_NOTHROW(ops::softmax_seed(sized, sized, 1, 16, 16, 16, nullptr, backend()));
+  CHECK_THROWS_WITH_AS(ops::softmax_seed(sized, p, 2, 16, 16, 16, nullptr, backend()),
+                       doctest::Contains("softmax_seed: the output holds 64 bytes, but 2 rows 16 elements apart"),
+                       Error);
 }

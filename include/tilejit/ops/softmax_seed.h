@@ -91,7 +91,7 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes = 4);
 /// Row-wise softmax of `rows` x `cols` elements with the seed's kernels: the persistent one, its
 /// grid sized from occupancy, or the simple one, one program per row, where seed_config says so. Element types come
 /// from the pointers (f32, f16, bf16; may differ). rows or cols == 0 launches nothing. Throws tilejit::Error for cols >
-/// 16384, negative sizes or null pointers.
+/// 16384, negative sizes or strides, null pointers, or a pointer whose `bytes` (a Buffer's size) do not hold its rows.
 void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
                   std::int64_t out_row_stride, StreamHandle stream = nullptr, Backend backend = Backend::automatic);
 
