@@ -21,7 +21,7 @@ namespace {
   line = __LINE__;    \
   __VA_ARGS__
 
-unsigned copy_load_line, copy_store_line, gather_line, scalar_line, before_line, walk_line;
+unsigned copy_load_line, copy_store_line, gather_line, scalar_line, before_line, walk_line, reverse_line;
 
 using Copy = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr>;
 const std::vector<std::string> kNames{"x", "y", "n", "BLOCK"};
@@ -58,6 +58,13 @@ void before_kernel(tl::Ptr x, tl::Ptr y, tl::Int n, tl::Constexpr BLOCK) {
   auto offs = tl::arange(0, BLOCK);
   AT(before_line, auto v = tl::load(x + (offs - 1), offs < n));
   tl::store(y + offs, v, offs < n);
+}
+
+// y[i] = x[n - 1 - i]: a pointer that steps backwards across the lanes.
+void reverse_kernel(tl::Ptr x, tl::Ptr y, tl::Int n, tl::Constexpr BLOCK) {
+  auto offs = tl::arange(0, BLOCK);
+  AT(reverse_line, auto v = tl::load(x + (n - 1 - offs)));
+  tl::store(y + offs, v);
 }
 
 // Walks x a block at a time through a loop-carried pointer, n blocks.
@@ -156,7 +163,7 @@ TEST_CASE("masked-off lanes past the end are not faults") {
   for (int i = 0; i < 100; ++i) CHECK(out[static_cast<std::size_t>(i)] == static_cast<float>(i));
 }
 
-TEST_CASE("gathers, single elements, elements before the start and loop-carried pointers are checked") {
+TEST_CASE("gathers, single elements, elements before the start, backward lanes and loop-carried pointers are checked") {
   Buffer x = floats(40, 0.f), y = floats(64, 0.f);
   Copy gather("gather", gather_kernel, kNames);
   // (7 i) mod 50 first reaches past x's 40 elements at i = 6 (42).
@@ -177,6 +184,17 @@ TEST_CASE("gathers, single elements, elements before the start and loop-carried 
         before.launch({1}, {x, y, 40, 64}, testing::options());
       },
       before_line, {"read element -1 of argument 0 ('x')"});
+  Copy reverse("reverse", reverse_kernel, kNames);
+  reverse.launch({1}, {x, y, 40, 32}, testing::options());  // x[39] down to x[8]
+  auto reversed = y.download<float>();
+  for (int i = 0; i < 32; ++i) CHECK(reversed[static_cast<std::size_t>(i)] == static_cast<float>(39 - i));
+  expect_fault(
+      [&] {
+        reverse.launch({1}, {x, y, 16, 32}, testing::options());
+      },
+      reverse_line,
+      {"load out of bounds in kernel 'reverse': program (0, 0, 0) read element -1 of argument 0 ('x')",
+       "and 15 more elements"});
   Copy walk("walk", walk_kernel, kNames);
   walk.launch({1}, {x, y, 5, 8}, testing::options());  // 5 blocks of 8: all of x
   expect_fault(
