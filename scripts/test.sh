@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start #2: set up and build, run every test suite, then build the CPU suites with
-# AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ and run them.
+# AddressSanitizer + UndefinedBehaviorSanitizer in build-asan/ and run them, and build without
+# LLVM in build-nollvm/ (the backend-selection suite runs there).
 # GPU suites report themselves skipped (with the reason) when there is no device.
 #
 #   bash scripts/test.sh
@@ -23,7 +24,7 @@ else
   echo "test: ASan+UBSan build of the CPU suites in build-asan/ ($JOBS jobs; log: build-asan/build.log)"
   mkdir -p build-asan
   log=build-asan/build.log
-  if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTILEJIT_SANITIZE=ON -DTILEJIT_WITH_LLVM=OFF >"$log" 2>&1 &&
+  if cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTILEJIT_SANITIZE=ON >"$log" 2>&1 &&
     cmake --build build-asan -j "$JOBS" >>"$log" 2>&1; then
     echo "test: ctest --test-dir build-asan -L cpu --output-on-failure"
     # format_check is not a compiled suite; it already ran above.
@@ -35,6 +36,20 @@ else
     echo "test: sanitizer build failed (full log: $log)" >&2
     failed+=("sanitizer build (build-asan/)")
   fi
+fi
+
+# A build without LLVM (as on the GPU machine): everything but the CPU backend builds, and the
+# backend-selection suite checks that asking for the CPU backend says why it is not there.
+echo "test: build without LLVM in build-nollvm/ ($JOBS jobs; log: build-nollvm/build.log)"
+mkdir -p build-nollvm
+log=build-nollvm/build.log
+if cmake -S . -B build-nollvm -DCMAKE_BUILD_TYPE=Release -DTILEJIT_WITH_LLVM=OFF >"$log" 2>&1 &&
+  cmake --build build-nollvm -j "$JOBS" --target test_backends tilejit-softmax >>"$log" 2>&1; then
+  ctest --test-dir build-nollvm -R '^test_backends$' --output-on-failure || failed+=("tests without LLVM (build-nollvm/)")
+else
+  grep -E -B 2 -A 12 'error:|Error [0-9]' "$log" | tail -n 60 >&2 || tail -n 60 "$log" >&2
+  echo "test: build without LLVM failed (full log: $log)" >&2
+  failed+=("build without LLVM (build-nollvm/)")
 fi
 
 if ((${#failed[@]} > 0)); then
