@@ -25,7 +25,7 @@ struct AccessChecks {
     std::uint64_t address = 0;
     std::int32_t program[3] = {0, 0, 0};
   };
-  /// The first fault reported; valid when faults > 0.
+  /// The fault of the lowest program id (the first it reported); valid when faults > 0.
   Fault first;
   std::mutex first_lock;
 };

@@ -153,6 +153,19 @@ TEST_CASE("a store past the end of its memory leaves the memory beside it alone"
   auto out = whole.download<float>();
   for (int i = 0; i < 32; ++i) CHECK(out[static_cast<std::size_t>(i)] == static_cast<float>(i));
   for (int i = 32; i < 64; ++i) CHECK(out[static_cast<std::size_t>(i)] == 100.f + static_cast<float>(i));
+  // When every program faults, the message names the lowest, whichever thread got there first.
+  Pointer none{whole.address(), DType::f32, whole.memory(), 0};
+  for (int threads : {1, 2, 4}) {
+    LaunchOptions o = testing::options();
+    o.cpu_threads = threads;
+    expect_fault(
+        [&] {
+          k.launch({8}, {x, none, 64, 8}, o);
+        },
+        copy_store_line,
+        {"program (0, 0, 0) wrote element 0 of argument 1 ('y'), which holds 0 elements of f32 (0 bytes), "
+         "and 63 more elements"});
+  }
 }
 
 TEST_CASE("masked-off lanes past the end are not faults") {
