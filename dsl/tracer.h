@@ -43,6 +43,8 @@ class Tracer {
 
   /// Builder positioned at the innermost open region, stamping `loc` on new ops.
   ir::Builder& at(const std::source_location& loc);
+  /// Where the latest DSL operation was called from (line 0 before the first).
+  const ir::SourceLoc& latest_loc() const { return builder_.loc(); }
   const ir::Type& type(int value) const { return fn_.type(value); }
   const ir::Function& function() const { return fn_; }
 

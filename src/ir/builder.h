@@ -17,6 +17,7 @@ class Builder {
   void set_insertion_region(Region* r) { region_ = r; }
   /// Source location stamped on the ops built from now on.
   void set_loc(SourceLoc loc) { loc_ = std::move(loc); }
+  const SourceLoc& loc() const { return loc_; }
 
   ValueId constant_int(DType t, std::int64_t v);
   ValueId constant_float(DType t, double v);

@@ -333,7 +333,7 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   auto t0 = std::chrono::steady_clock::now();
   std::vector<tl::detail::TraceParam> trace_params;
   for (const auto& p : req.params) trace_params.push_back(trace_param(p));
-  ir::Function f = tl::detail::trace_kernel(md.kernel_name, std::move(trace_params), *req.invoke);
+  ir::Function f = tl::detail::trace_kernel(md.kernel_name, std::move(trace_params), *req.invoke, req.call_site);
   ir::check_block_sizes(f, block.num_warps);
   k->stages["ir"] = ir::print(f);
   passes::canonicalize(f, debug_enabled());

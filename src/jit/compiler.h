@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <source_location>
 
 #include "jit/compiled_kernel_impl.h"
 
@@ -23,6 +24,9 @@ struct CompileRequest {
   /// codegen ptx: nothing (nullptr) where the PTX generator would hand the kernel to NVRTC, so the
   /// caller can ask for NVRTC's kernel under its own key (GpuCodegen::tiered does).
   bool ptx_generator_only = false;
+  /// The user's compile or launch call: where a failure of their own code while tracing is reported
+  /// when no DSL operation ran before it.
+  std::source_location call_site;
 };
 
 /// Traces and generates code; for CUDA then reads the disk cache or runs NVRTC (and writes the

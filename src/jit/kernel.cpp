@@ -135,12 +135,12 @@ struct KernelBase::Impl {
   /// memory cache, from another thread compiling it, or compiled here (within `reach`).
   const CompiledKernel* obtain(const std::vector<jit::BoundParam>& params, const CompileOptions& options,
                                const std::string& arch, Backend backend, GpuCodegen codegen,
-                               Reach reach = Reach::compile);
+                               const std::source_location& call_site, Reach reach = Reach::compile);
   /// GpuCodegen::tiered: NVRTC's kernel when a cache has it, else the PTX generator's at once
   /// while NVRTC builds its own in the background, which then replaces it in `entry`.
   const CompiledKernel* tiered(const std::vector<jit::BoundParam>& params, const CompileOptions& options,
                                const std::string& arch, FastEntry*& entry, std::uint64_t h, const jit::ArgFacts* facts,
-                               std::size_t n);
+                               std::size_t n, const std::source_location& call_site);
 };
 
 KernelBase::KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,
@@ -202,11 +202,11 @@ const CompiledKernel& KernelBase::Impl::lookup(std::span<const Arg> args, const 
   auto params = jit::bind_arguments(signature, args, loc);
   if (codegen == GpuCodegen::tiered) {
     FastEntry* entry = nullptr;
-    const CompiledKernel* k = tiered(params, options, arch, entry, h, facts, n);
+    const CompiledKernel* k = tiered(params, options, arch, entry, h, facts, n, loc);
     last.store(entry, std::memory_order_release);
     return *k;
   }
-  const CompiledKernel* found = obtain(params, options, arch, backend, codegen);
+  const CompiledKernel* found = obtain(params, options, arch, backend, codegen, loc);
   lock.lock();
   // Index it by facts (once per distinct facts; a waiter may get here after the compiler did).
   last.store(index(h, facts, n, options, backend, codegen, arch, found).first, std::memory_order_release);
@@ -229,7 +229,7 @@ std::pair<KernelBase::Impl::FastEntry*, bool> KernelBase::Impl::index(std::uint6
 
 const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam>& params,
                                                const CompileOptions& options, const std::string& arch, Backend backend,
-                                               GpuCodegen codegen, Reach reach) {
+                                               GpuCodegen codegen, const std::source_location& call_site, Reach reach) {
   const bool disk_only = reach == Reach::disk_cache_only;
   std::string key = jit::specialization_key(signature, params, jit::block_options(options), arch, backend, codegen);
   std::unique_lock lock(mutex);
@@ -256,7 +256,8 @@ const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam
                             codegen,
                             std::move(previous),
                             disk_only,
-                            reach == Reach::ptx_generator_only};
+                            reach == Reach::ptx_generator_only,
+                            call_site};
     built = jit::compile_specialization(req);
   } catch (...) {
     lock.lock();
@@ -278,21 +279,22 @@ const CompiledKernel* KernelBase::Impl::obtain(const std::vector<jit::BoundParam
 const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam>& params,
                                                const CompileOptions& options, const std::string& arch,
                                                FastEntry*& entry, std::uint64_t h, const jit::ArgFacts* facts,
-                                               std::size_t n) {
-  const CompiledKernel* best = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, Reach::disk_cache_only);
+                                               std::size_t n, const std::source_location& call_site) {
+  const CompiledKernel* best =
+      obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, call_site, Reach::disk_cache_only);
   // NVRTC's kernel wins unless the PTX generator's spills less, or as little and fits more blocks
   // an SM (jit/build_choice.h). The PTX generator's build is looked at only where NVRTC's could
   // lose: it spills, or its registers bound its occupancy.
   if (best && (best->metadata().spill_store_bytes > 0 || jit::register_limited(best->metadata()))) {
     const CompiledKernel* ptx =
-        obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, Reach::ptx_generator_only);
+        obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, call_site, Reach::ptx_generator_only);
     if (ptx && jit::outranks(ptx->metadata(), best->metadata())) best = ptx;
   }
   const CompiledKernel* now =
-      best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, Reach::ptx_generator_only);
+      best ? best : obtain(params, options, arch, Backend::cuda, GpuCodegen::ptx, call_site, Reach::ptx_generator_only);
   // The PTX generator cannot express the kernel: NVRTC's, under its own key, so the kernel that runs
   // has one name (and one override file) whatever the caches held.
-  if (!now) best = now = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda);
+  if (!now) best = now = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, call_site);
   std::unique_lock lock(mutex);
   bool added = false;
   std::tie(entry, added) = index(h, facts, n, options, Backend::cuda, GpuCodegen::tiered, arch, now);
@@ -303,12 +305,12 @@ const CompiledKernel* KernelBase::Impl::tiered(const std::vector<jit::BoundParam
   ++background;
   lock.unlock();
   // Outside the lock: a worker stopping at exit runs the job (run = false) right here.
-  jit::submit_background([this, params, options, arch, entry](bool run) {
+  jit::submit_background([this, params, options, arch, entry, call_site](bool run) {
     const CompiledKernel* upgraded = nullptr;
     std::string failure;
     if (run) {
       try {
-        upgraded = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda);
+        upgraded = obtain(params, options, arch, Backend::cuda, GpuCodegen::cuda, call_site);
       } catch (const std::exception& e) {
         failure = e.what();
       }

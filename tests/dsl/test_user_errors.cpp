@@ -9,8 +9,10 @@
 #include <csignal>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
@@ -497,6 +499,77 @@ TEST_CASE("a DSL op called outside a kernel trace") {
   // A failed trace leaves no tracer behind either.
   CHECK_THROWS_AS(compile(shape_mismatch), UserError);
   expect_user_error([] { HERE((void)tl::program_id(0)); }, "only run while a kernel is traced", g_line);
+}
+
+// ---- the user's own code throwing while the kernel is traced ----
+
+void throws_after_a_load(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr BLOCK) {
+  auto offs = tl::arange(0, BLOCK);
+  HERE(auto v = tl::load(x + offs));
+  const std::vector<int> table{1, 2};
+  (void)table.at(static_cast<std::size_t>(BLOCK.value));  // out of range: the user's bug, not the DSL's
+}
+
+void throws_before_any_dsl_operation(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
+  throw std::invalid_argument("BLOCK must be at least 64");
+}
+
+void throws_an_int(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  HERE(auto p = x + 1);
+  throw 42;
+}
+
+int g_traces = 0;
+void throws_on_first_trace_only(tl::Ptr x, tl::Ptr y, tl::Int n, tl::Constexpr BLOCK) {
+  if (g_traces++ == 0) throw std::runtime_error("first trace fails");
+  copy_kernel(x, y, n, BLOCK);
+}
+
+TEST_CASE("the user's exception while tracing: named, located at the latest DSL line, and nested") {
+  expect_user_error([] { compile(throws_after_a_load); },
+                    "kernel 'user_error_kernel' threw while being traced, after the DSL operation on this line: "
+                    "std::out_of_range",
+                    g_line);
+  try {
+    compile(throws_after_a_load);
+    FAIL("nothing thrown");
+  } catch (const UserError& e) {
+    CHECK_THROWS_AS(std::rethrow_if_nested(e), std::out_of_range);
+  }
+  expect_user_error([] { compile(throws_an_int); },
+                    "threw while being traced, after the DSL operation on this line: "
+                    "an exception that is not a std::exception",
+                    g_line);
+}
+
+TEST_CASE("the user's exception before any DSL operation is located at the compile call") {
+  tilejit::Kernel k("early", throws_before_any_dsl_operation, {"x", "y", "n", "BLOCK"});
+  expect_user_error(
+      [&] {
+        HERE(k.compile({kX, kY, 100, 16}, {.arch = "sm_90"}));
+      },
+      "kernel 'early' threw before its first DSL operation while being traced: std::invalid_argument: BLOCK must be "
+      "at least 64",
+      g_line);
+  expect_user_error(
+      [&] {
+        HERE(k.launch({1}, {kX, kY, 100, 16}, {.arch = "sm_90"}));
+      },
+      "std::invalid_argument", g_line);
+  CHECK(k.compile_count() == 0);
+}
+
+TEST_CASE("a trace that threw leaves the kernel's cache usable") {
+  g_traces = 0;
+  tilejit::Kernel k("flaky", throws_on_first_trace_only, {"x", "y", "n", "BLOCK"});
+  CHECK_THROWS_AS(k.compile({kX, kY, 100, 16}, {.arch = "sm_90", .codegen = tilejit::GpuCodegen::cuda}), UserError);
+  CHECK(k.compile_count() == 0);
+  const tilejit::CompiledKernel& c =
+      k.compile({kX, kY, 100, 16}, {.arch = "sm_90", .codegen = tilejit::GpuCodegen::cuda});
+  CHECK(k.compile_count() == 1);
+  CHECK(&k.compile({kX, kY, 100, 16}, {.arch = "sm_90", .codegen = tilejit::GpuCodegen::cuda}) == &c);
+  // DSL operations outside a trace are still refused: the failed trace left no tracer behind.
+  CHECK_THROWS_AS((void)tl::arange(0, 16), UserError);
 }
 
 TEST_CASE("wrong number of launch arguments") {
