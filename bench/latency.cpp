@@ -147,7 +147,7 @@ int child(const std::string& mode, const std::string& dir, const std::string& na
   auto c0 = Clock::now();
   device_properties();  // creates the context
   auto c1 = Clock::now();
-  Buffer in(DType::f32, kRows * kCols), out(DType::f32, kRows * kCols);
+  Buffer in(DType::f32, kRows * kCols, Memory::device), out(DType::f32, kRows * kCols, Memory::device);
   in.fill_bytes(0);
   synchronize();
   // What softmax_seed does for this shape (persistent grid), with the renamed kernel.
@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
     // (d) host cost of a cache-hit launch.
     if (gpu) {
       const std::int64_t r = 64, cols = 128;
-      Buffer in(DType::f32, r * cols), out(DType::f32, r * cols);
+      Buffer in(DType::f32, r * cols, Memory::device), out(DType::f32, r * cols, Memory::device);
       in.fill_bytes(0);
       auto call = seed_call(out.address(), in.address(), r, cols);
       LaunchOptions lo;
@@ -353,7 +353,7 @@ int main(int argc, char** argv) {
       for (const OpShape& shape : {OpShape{65536, 128, DType::f32}, OpShape{4096, 1024, DType::bf16},
                                    OpShape{16, std::int64_t{4} << 20, DType::bf16}}) {
         const auto count = static_cast<std::size_t>(shape.rows * shape.cols);
-        Buffer x(shape.dtype, count), y(shape.dtype, count);
+        Buffer x(shape.dtype, count, Memory::device), y(shape.dtype, count, Memory::device);
         x.fill_bytes(0);
         const Pointer xp{x.address(), shape.dtype, Memory::device}, yp{y.address(), shape.dtype, Memory::device};
         auto op = [&] { ops::softmax(yp, xp, shape.rows, shape.cols, shape.cols, shape.cols); };

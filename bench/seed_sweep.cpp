@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       const std::size_t n = static_cast<std::size_t>(rows * cols);
       std::vector<float> host(n);
       for (std::size_t i = 0; i < n; ++i) host[i] = 3.0f * std::sin(0.37f * static_cast<float>(i % 10007));
-      Buffer in(t, n), out(t, n);
+      Buffer in(t, n, Memory::device), out(t, n, Memory::device);
       if (t == DType::f32) in.upload(host);
       else in.upload(to_bf16(host));
       const double bytes = 2.0 * static_cast<double>(in.bytes());

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     for (auto [rows, cols] : shapes) {
       if (cols < min_cols || cols > max_cols) continue;
       const auto n = static_cast<std::size_t>(rows * cols);
-      Buffer in(t, n), out(t, n);
+      Buffer in(t, n, Memory::device), out(t, n, Memory::device);
       in.fill_bytes(0x3c);  // finite values; timing does not depend on them
       Pointer po{out.address(), t}, pi{in.address(), t};
       double copy_ms = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }).median_ms;

@@ -243,7 +243,7 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
 // Runs, checks and times one plan on `backend` (cuda or cpu).
 int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
   const bool cpu = backend == Backend::cpu;
-  const Memory memory = cpu ? Memory::host : Memory::device;
+  const Memory memory = memory_of(backend);
   // Tiered compiles (the default) gave the PTX generator's kernels; NVRTC's have been building in
   // the background since: time those, the ones every later call gets.
   if (!cpu) wait_for_background_compiles();

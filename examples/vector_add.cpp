@@ -27,14 +27,13 @@ int main() {
       }
       fmt::print("running on the CPU backend\n");
     }
-    // Without a GPU the default backend is the CPU, whose kernels read host memory.
-    Memory where = gpu ? Memory::device : Memory::host;
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
     std::vector<float> x(n), y(n);
     for (auto& v : x) v = u(rng);
     for (auto& v : y) v = u(rng);
-    Buffer bx(DType::f32, n, where), by(DType::f32, n, where), bout(DType::f32, n, where);
+    // Buffers default to the default backend's memory: the GPU's, or the host's for the CPU backend.
+    Buffer bx(DType::f32, n), by(DType::f32, n), bout(DType::f32, n);
     bx.upload(x);
     by.upload(y);
     bout.fill_bytes(0xff);

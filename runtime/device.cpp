@@ -118,6 +118,30 @@ namespace tilejit {
 
 bool has_gpu(std::string* reason) { return rt::driver_available(reason); }
 
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::automatic: return "automatic";
+    case Backend::cuda: return "cuda";
+    case Backend::cpu: return "cpu";
+  }
+  return "?";
+}
+
+Backend default_backend() {
+  if (const char* env = std::getenv("TILEJIT_BACKEND"); env && *env) {
+    std::string v = env;
+    if (v == "cuda") return Backend::cuda;
+    if (v == "cpu") return Backend::cpu;
+    throw Error(fmt::format("TILEJIT_BACKEND must be 'cuda' or 'cpu', got '{}'", v));
+  }
+  return has_gpu() ? Backend::cuda : Backend::cpu;
+}
+
+Memory memory_of(Backend backend) {
+  if (backend == Backend::automatic) backend = default_backend();
+  return backend == Backend::cpu ? Memory::host : Memory::device;
+}
+
 const DeviceProperties& device_properties() { return rt::current_device(); }
 
 bool stream_is_capturing(StreamHandle stream) {
@@ -128,6 +152,7 @@ bool stream_is_capturing(StreamHandle stream) {
 }
 
 void synchronize() {
+  if (!has_gpu()) return;  // no CUDA work can have been submitted
   rt::make_context_current();
   rt::check(rt::driver().cuCtxSynchronize(), "cuCtxSynchronize");
 }

@@ -33,7 +33,7 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
   const auto& d = rt::driver();
   auto stream = reinterpret_cast<CUstream>(options.stream);
   static Buffer flush_buffer;  // allocated once, kept for the process
-  if (options.flush_l2 && flush_buffer.count() == 0) flush_buffer = Buffer(DType::i32, 64u << 20);
+  if (options.flush_l2 && flush_buffer.count() == 0) flush_buffer = Buffer(DType::i32, 64u << 20, Memory::device);
   auto flush = [&] {
     if (options.flush_l2)
       rt::check(d.cuMemsetD8Async(static_cast<CUdeviceptr>(flush_buffer.address()), 0, flush_buffer.bytes(), stream),

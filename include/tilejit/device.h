@@ -1,4 +1,5 @@
-// The GPU as tilejit's users see it: is there one, what is it, and memory on it (or on the host).
+// The GPU as tilejit's users see it: is there one, what is it, which backend runs kernels, and
+// memory for them (on the GPU, or on the host for the CPU backend).
 //
 // The CUDA driver is loaded lazily on first use, so every function here works, or fails with a
 // plain explanation, on machines without an NVIDIA driver or device. Nothing here includes cuda.h.
@@ -45,12 +46,27 @@ struct DeviceProperties {
 const DeviceProperties& device_properties();
 
 /// Waits until all work submitted to the device has finished. Throws CudaError on failure
-/// (including an earlier kernel's asynchronous error) or when there is no GPU.
+/// (including an earlier kernel's asynchronous error). Without a GPU there is nothing to wait
+/// for (CPU launches return when they are done), and it returns at once.
 void synchronize();
 
 /// True while `stream` is capturing a CUDA graph: work queued on it is recorded as the graph's
 /// nodes instead of running (cuStreamIsCapturing). Throws CudaError when there is no GPU.
 bool stream_is_capturing(StreamHandle stream);
+
+/// Where kernels run.
+enum class Backend {
+  automatic,  ///< TILEJIT_BACKEND (cuda|cpu) when set, else cuda when has_gpu(), else cpu
+  cuda,       ///< NVRTC + the CUDA driver
+  cpu,        ///< LLVM ORC JIT for the host CPU, programs spread over a thread pool
+};
+
+/// "automatic", "cuda" or "cpu".
+const char* backend_name(Backend b);
+
+/// What Backend::automatic means now (without an explicit arch). Throws tilejit::Error when
+/// TILEJIT_BACKEND has another value than cuda or cpu.
+Backend default_backend();
 
 /// Where a Buffer's bytes live.
 enum class Memory {
@@ -58,6 +74,11 @@ enum class Memory {
   host,     ///< ordinary, 64-byte aligned host memory (CPU launches, and tests)
   unknown,  ///< a raw address made by hand (tilejit::Pointer): not checked at launch; no Buffer has it
 };
+
+/// The memory `backend`'s kernels read and write: Memory::host for the CPU, Memory::device for
+/// CUDA; Backend::automatic means default_backend()'s. So a program that leaves both to their
+/// defaults runs unchanged on a machine with a GPU and on one without.
+Memory memory_of(Backend backend = Backend::automatic);
 
 /// A typed, owned allocation of `count` elements. Move-only; frees its memory when destroyed.
 /// Zero-element buffers are allowed and allocate nothing (address() is 0).
@@ -67,10 +88,11 @@ class Buffer {
  public:
   /// An empty buffer (count 0, device memory), e.g. the state a moved-from buffer is left in.
   Buffer() noexcept = default;
-  /// Allocates `count` elements of `dtype` (uninitialized). Device allocation throws CudaError
-  /// when there is no GPU (the message says why) or the device is out of memory;
-  /// Memory::unknown throws tilejit::Error.
-  Buffer(DType dtype, std::size_t count, Memory where = Memory::device);
+  /// Allocates `count` elements of `dtype` (uninitialized), by default in the memory the default
+  /// backend launches on (memory_of()): device memory where there is a GPU, host memory where
+  /// the CPU backend runs the kernels. Device allocation throws CudaError when there is no GPU
+  /// (the message says why) or the device is out of memory; Memory::unknown throws tilejit::Error.
+  Buffer(DType dtype, std::size_t count, Memory where = memory_of());
   /// Device memory allocated in `stream`'s order and freed in it when the buffer is destroyed
   /// (cuMemAllocAsync, cuMemFreeAsync): for the work queued on `stream` in between. While the
   /// stream captures a CUDA graph, the allocation and the free become nodes of the graph, so

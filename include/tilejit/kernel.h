@@ -53,16 +53,6 @@ struct Pointer {
   std::uint64_t bytes = unknown_bytes;
 };
 
-/// Where kernels run.
-enum class Backend {
-  automatic,  ///< TILEJIT_BACKEND (cuda|cpu) when set, else cuda when has_gpu(), else cpu
-  cuda,       ///< NVRTC + the CUDA driver
-  cpu,        ///< LLVM ORC JIT for the host CPU, programs spread over a thread pool
-};
-
-/// "automatic", "cuda" or "cpu".
-const char* backend_name(Backend b);
-
 /// How CUDA kernels are generated (the CPU backend ignores this).
 enum class GpuCodegen {
   automatic,  ///< TILEJIT_CODEGEN (ptx|cuda|tiered) when set, else kDefaultGpuCodegen
@@ -88,9 +78,6 @@ const char* codegen_name(GpuCodegen c);
 GpuCodegen default_codegen();
 /// Blocks until the background builds GpuCodegen::tiered has queued so far (in any kernel) are done.
 void wait_for_background_compiles();
-/// What Backend::automatic means now (without an explicit arch). Throws tilejit::Error when
-/// TILEJIT_BACKEND has another value than cuda or cpu.
-Backend default_backend();
 /// True when this build has the CPU backend (LLVM). When false and `reason` is non-null,
 /// *reason says why in a sentence. Never throws.
 bool has_cpu_backend(std::string* reason = nullptr);

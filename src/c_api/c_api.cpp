@@ -81,7 +81,7 @@ tilejit::ops::SoftmaxOptions softmax_options(const char* api, const tilejit_soft
   options.backend = cpu ? tilejit::Backend::cpu : tilejit::Backend::cuda;
   options.cpu_threads = with.cpu_threads;
   if (with.config && *with.config) options.config = tilejit::ops::parse_config(with.config);
-  memory = cpu ? tilejit::Memory::host : tilejit::Memory::device;
+  memory = tilejit::memory_of(options.backend);
   return options;
 }
 

@@ -21,25 +21,6 @@
 
 namespace tilejit {
 
-const char* backend_name(Backend b) {
-  switch (b) {
-    case Backend::automatic: return "automatic";
-    case Backend::cuda: return "cuda";
-    case Backend::cpu: return "cpu";
-  }
-  return "?";
-}
-
-Backend default_backend() {
-  if (const char* env = std::getenv("TILEJIT_BACKEND"); env && *env) {
-    std::string v = env;
-    if (v == "cuda") return Backend::cuda;
-    if (v == "cpu") return Backend::cpu;
-    throw Error(fmt::format("TILEJIT_BACKEND must be 'cuda' or 'cpu', got '{}'", v));
-  }
-  return has_gpu() ? Backend::cuda : Backend::cpu;
-}
-
 const char* codegen_name(GpuCodegen c) {
   switch (c) {
     case GpuCodegen::automatic: return "automatic";

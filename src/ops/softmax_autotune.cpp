@@ -405,7 +405,7 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
       options.candidates.empty() ? softmax_candidates(rows, cols, dtype, backend) : options.candidates;
   if (options.candidates.empty() && backend == Backend::cuda)
     for (const SoftmaxConfig& v : softmax_occupancy_variants(candidates, rows, cols, dtype)) candidates.push_back(v);
-  const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
+  const Memory memory = memory_of(backend);
   const auto count = static_cast<std::size_t>(rows * cols);
   Buffer in(dtype, count, memory), out(dtype, count, memory);
   fill_input(in, count);

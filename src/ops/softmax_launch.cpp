@@ -121,7 +121,7 @@ void launch_split_rows(const SoftmaxConfig& c, const Problem& p, Backend backend
   // Chunks are whole loop steps; recount the splits so none is empty.
   const std::int64_t chunk = part_columns(p.cols, c.splits, c.block);
   const std::int64_t splits = cdiv(p.cols, chunk);
-  Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
+  Memory memory = memory_of(backend);
   auto args_for = [&](Pointer ws) {  // step 1's and step 2's
     return std::pair{
         std::vector<Arg>{ws, p.in, p.in_stride, p.cols, chunk, c.block, wide, stat_cols(c, backend, p.in.dtype)},
@@ -225,7 +225,7 @@ void launch_groups(const SoftmaxConfig& c, const Problem& p, Backend backend, St
   const bool held = !in_registers && c.overlap;
   const std::int64_t overlap = c.overlap ? 1 : 0;
   const CompileOptions options = compile_options(c, backend);
-  const Memory memory = backend == Backend::cpu ? Memory::host : Memory::device;
+  const Memory memory = memory_of(backend);
   if (held) {
     const std::int64_t bytes = held_parts(c, p.cols) * c.block * static_cast<std::int64_t>(dtype_size(p.in.dtype));
     if (bytes > tl::kMaxStashBytes)

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "kernels/vector_add.h"
 #include "tilejit/tilejit.h"
@@ -70,3 +72,41 @@ TEST_CASE("without LLVM the CPU backend says it is unavailable; everything else 
 }
 
 TEST_CASE("a Buffer cannot be of unknown memory") { CHECK_THROWS_AS(Buffer(DType::f32, 4, Memory::unknown), Error); }
+
+TEST_CASE("a Buffer by default lives where the default backend's kernels read") {
+  CHECK(memory_of(Backend::cpu) == Memory::host);
+  CHECK(memory_of(Backend::cuda) == Memory::device);
+  EnvGuard guard("TILEJIT_BACKEND");
+  setenv("TILEJIT_BACKEND", "cpu", 1);
+  CHECK(memory_of() == Memory::host);
+  CHECK(Buffer(DType::f32, 4).memory() == Memory::host);
+  setenv("TILEJIT_BACKEND", "cuda", 1);
+  CHECK(memory_of() == Memory::device);
+  if (has_gpu()) CHECK(Buffer(DType::f32, 4).memory() == Memory::device);
+  else CHECK_THROWS_AS(Buffer(DType::f32, 4), CudaError);  // asked for CUDA: no silent host memory
+  unsetenv("TILEJIT_BACKEND");
+  CHECK(Buffer(DType::f32, 4).memory() == (has_gpu() ? Memory::device : Memory::host));
+}
+
+// The program README's "Compiling and launching" shows: nothing in it names a backend or a memory.
+TEST_CASE("a program that leaves backend and memory to their defaults runs on the CPU backend") {
+  std::string why;
+  if (!has_cpu_backend(&why)) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  EnvGuard guard("TILEJIT_BACKEND");
+  setenv("TILEJIT_BACKEND", "cpu", 1);  // what a machine without a GPU picks by itself
+  const std::int64_t n = 1000;
+  std::vector<float> x(n), y(n);
+  for (std::int64_t i = 0; i < n; ++i) x[i] = 0.5f * static_cast<float>(i), y[i] = 1.0f / static_cast<float>(i + 1);
+  Buffer bx(DType::f32, n), by(DType::f32, n), bout(DType::f32, n);
+  bx.upload(x);
+  by.upload(y);
+  examples::vector_add().launch(Grid(cdiv(n, 256)), {bx, by, bout, n, 256});
+  synchronize();  // waits for any GPU work; the CPU launch has already finished
+  const std::vector<float> out = bout.download<float>();
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < n; ++i) wrong += out[i] != x[i] + y[i];  // one rounding either way
+  CHECK(wrong == 0);
+}

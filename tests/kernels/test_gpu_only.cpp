@@ -118,7 +118,7 @@ namespace {
 // Runs `launch` on a backend with fresh buffers of `input` and returns the output.
 template <class Launch>
 std::vector<float> run_on(Backend b, const std::vector<float>& input, std::size_t out_size, const Launch& launch) {
-  Memory m = b == Backend::cpu ? Memory::host : Memory::device;
+  Memory m = memory_of(b);
   Buffer in(DType::f32, input.size(), m), out(DType::f32, out_size, m);
   in.upload(input);
   out.fill_bytes(0xff);

@@ -38,15 +38,16 @@ TEST_CASE("device work without a GPU fails with the reason") {
   std::string reason;
   if (has_gpu(&reason)) return;  // covered by the GPU suite
   try {
-    Buffer b(DType::f32, 16);
+    Buffer b(DType::f32, 16, Memory::device);
     FAIL("device allocation without a GPU must throw");
   } catch (const CudaError& e) {
     CHECK(std::string(e.what()).find(reason) != std::string::npos);
   }
   CHECK_THROWS_AS(device_properties(), CudaError);
-  CHECK_THROWS_AS(synchronize(), CudaError);
+  // No CUDA work can be pending without a GPU: the CPU backend's launches are synchronous.
+  CHECK_NOTHROW(synchronize());
   // Zero-element device buffers allocate nothing, so they work anywhere.
-  Buffer empty(DType::f32, 0);
+  Buffer empty(DType::f32, 0, Memory::device);
   CHECK(empty.address() == 0);
 }
 

@@ -67,7 +67,7 @@ TEST_CASE("device properties are sane") {
 
 TEST_CASE("device buffer round trip, offsets and fill") {
   const std::vector<float> in = random_floats(100003, 1);
-  Buffer b(DType::f32, in.size());
+  Buffer b(DType::f32, in.size(), Memory::device);
   CHECK(b.memory() == Memory::device);
   CHECK(b.address() != 0);
   b.upload(in);
@@ -112,7 +112,7 @@ TEST_CASE("NVRTC-compiled kernel loads and computes y = 2x + 1") {
   auto kernel = load_affine();
   const int n = 1000003;
   const std::vector<float> x = random_floats(n, 2);
-  Buffer dx(DType::f32, n), dy(DType::f32, n);
+  Buffer dx(DType::f32, n, Memory::device), dy(DType::f32, n, Memory::device);
   dx.upload(x);
   dy.fill_bytes(0xff);  // poison: NaN wherever the kernel fails to write
 
@@ -133,7 +133,7 @@ TEST_CASE("other threads get the context made current for them") {
   std::size_t bad = 1;
   std::thread worker([&] {
     // A fresh thread has no current context; every runtime entry point sets it.
-    Buffer dx(DType::f32, n), dy(DType::f32, n);
+    Buffer dx(DType::f32, n, Memory::device), dy(DType::f32, n, Memory::device);
     dx.upload(x);
     dy.fill_bytes(0xff);
     std::uint64_t py = dy.address(), px = dx.address();
@@ -151,7 +151,7 @@ TEST_CASE("kernels and buffers may outlive main") {
   // The JIT cache holds loaded kernels in statics; they are destroyed during exit, which must be
   // quiet (ctest sees the exit status).
   static std::unique_ptr<rt::LoadedKernel> kept = load_affine();
-  static Buffer kept_buffer(DType::f32, 1024);
+  static Buffer kept_buffer(DType::f32, 1024, Memory::device);
   CHECK(kept != nullptr);
   CHECK(kept_buffer.address() != 0);
 }
@@ -248,7 +248,7 @@ extern "C" __global__ void smem_kernel(int* out) {
   if (props.smem_per_block_optin <= 48 * 1024) return;
   rt::NvrtcOutput out = rt::nvrtc_compile(src, "smem.cu", rt::target_arch(), {});
   auto kernel = rt::LoadedKernel::load(out.cubin, "smem_kernel");
-  Buffer o(DType::i32, 128);
+  Buffer o(DType::i32, 128, Memory::device);
   std::uint64_t po = o.address();
   void* params[] = {&po};
   const unsigned smem = 64 * 1024;
