@@ -338,7 +338,8 @@ class KernelBase {
 
  protected:
   KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,
-             const KernelOptions& options, const void* identity, std::function<void()> invoke);
+             const KernelOptions& options, const void* identity, std::function<void()> invoke,
+             std::source_location loc);
 
  private:
   std::unique_ptr<Impl> impl_;
@@ -350,9 +351,12 @@ template <class... Params>
 class Kernel : public KernelBase {
  public:
   using Function = void (*)(Params...);
-  Kernel(std::string name, Function fn, std::vector<std::string> param_names = {}, const KernelOptions& options = {})
-      : KernelBase(std::move(name), {detail::param_kind<Params>()...}, std::move(param_names), options,
-                   reinterpret_cast<const void*>(fn), [fn] { call(fn, std::index_sequence_for<Params...>{}); }) {}
+  /// Names that do not match the parameters are a UserError at this line.
+  Kernel(std::string name, Function fn, std::vector<std::string> param_names = {}, const KernelOptions& options = {},
+         std::source_location loc = std::source_location::current())
+      : KernelBase(
+            std::move(name), {detail::param_kind<Params>()...}, std::move(param_names), options,
+            reinterpret_cast<const void*>(fn), [fn] { call(fn, std::index_sequence_for<Params...>{}); }, loc) {}
 
  private:
   template <std::size_t... I>

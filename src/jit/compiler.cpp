@@ -291,29 +291,31 @@ bool compile_gpu_cached(CompiledKernel::Impl& k, const Override& ov, const std::
 }  // namespace
 
 std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileRequest& req) {
+  // The options are the user's: refused at their compile or launch call.
   const BlockOptions& block = req.block;
   if (block.num_warps < 1 || block.num_warps > 32 || (block.num_warps & (block.num_warps - 1)) != 0)
-    throw Error(fmt::format("num_warps must be 1, 2, 4, 8, 16 or 32, got {}", block.num_warps));
+    throw UserError(fmt::format("num_warps must be 1, 2, 4, 8, 16 or 32, got {}", block.num_warps), req.call_site);
   if (block.num_stages < 1 || block.num_stages > 8)
-    throw Error(fmt::format("num_stages must be between 1 and 8, got {}", block.num_stages));
+    throw UserError(fmt::format("num_stages must be between 1 and 8, got {}", block.num_stages), req.call_site);
   // An SM holds at most 64 warps (2048 threads) and 32 blocks; a block holds every program packed into it.
   const int block_warps = block.num_warps * std::max(1, block.programs_per_block);
   if (block.min_blocks_per_sm < 0 || block.min_blocks_per_sm > 32 || block.min_blocks_per_sm * block_warps > 64)
-    throw Error(
-        fmt::format("min_blocks_per_sm must be between 0 and {} for {} warps a block (an SM holds at most "
-                    "64 warps and 32 blocks), got {}",
-                    std::min(32, std::max(1, 64 / block_warps)), block_warps, block.min_blocks_per_sm));
+    throw UserError(fmt::format("min_blocks_per_sm must be between 0 and {} for {} warps a block (an SM holds at most "
+                                "64 warps and 32 blocks), got {}",
+                                std::min(32, std::max(1, 64 / block_warps)), block_warps, block.min_blocks_per_sm),
+                    req.call_site);
   // A block holds at most 1024 threads (32 warps), and each program takes a named barrier of its own (16).
   if (block.programs_per_block < 1 || block.programs_per_block > 16 || block.programs_per_block * block.num_warps > 32)
-    throw Error(
-        fmt::format("programs_per_block must be between 1 and {} for {} warps a program (a block holds at "
-                    "most 32 warps, and each program takes one of 16 barriers), got {}",
-                    std::min(16, 32 / block.num_warps), block.num_warps, block.programs_per_block));
+    throw UserError(fmt::format("programs_per_block must be between 1 and {} for {} warps a program (a block holds at "
+                                "most 32 warps, and each program takes one of 16 barriers), got {}",
+                                std::min(16, 32 / block.num_warps), block.num_warps, block.programs_per_block),
+                    req.call_site);
   if (block.prefetch_in_shared && block.programs_per_block > 1)
-    throw Error(
+    throw UserError(
         fmt::format("prefetch_in_shared keeps blocks in shared memory, which programs sharing a thread block "
                     "cannot (programs_per_block = {}): use one of the two",
-                    block.programs_per_block));
+                    block.programs_per_block),
+        req.call_site);
   auto k = std::make_unique<CompiledKernel::Impl>();
   auto& md = k->metadata;
   md.kernel_name = req.signature->kernel_name;

@@ -125,19 +125,21 @@ struct KernelBase::Impl {
 };
 
 KernelBase::KernelBase(std::string name, std::vector<detail::ParamKind> kinds, std::vector<std::string> names,
-                       const KernelOptions& options, const void* identity, std::function<void()> invoke)
+                       const KernelOptions& options, const void* identity, std::function<void()> invoke,
+                       std::source_location loc)
     : impl_(std::make_unique<Impl>()) {
   if (!names.empty() && names.size() != kinds.size())
-    throw Error(
-        fmt::format("kernel '{}': {} parameter names given for {} parameters", name, names.size(), kinds.size()));
+    throw UserError(
+        fmt::format("kernel '{}': {} parameter names given for {} parameters", name, names.size(), kinds.size()), loc);
   if (names.empty())
     for (std::size_t i = 0; i < kinds.size(); ++i) names.push_back(fmt::format("arg{}", i));
   std::vector<bool> specialize(kinds.size(), true);
   for (const auto& exempt : options.do_not_specialize) {
     auto it = std::find(names.begin(), names.end(), exempt);
     if (it == names.end())
-      throw Error(fmt::format("kernel '{}': do_not_specialize names '{}', which is not a parameter ({})", name, exempt,
-                              fmt::join(names, ", ")));
+      throw UserError(fmt::format("kernel '{}': do_not_specialize names '{}', which is not a parameter ({})", name,
+                                  exempt, fmt::join(names, ", ")),
+                      loc);
     specialize[static_cast<std::size_t>(it - names.begin())] = false;
   }
   impl_->signature = {std::move(name), std::move(kinds), std::move(names), std::move(specialize)};

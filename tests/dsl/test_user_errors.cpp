@@ -608,3 +608,41 @@ TEST_CASE("launching a compiled kernel with another constexpr value") {
   // Rejected while checking the arguments, before any driver call: no GPU needed.
   expect_user_error([&] { HERE(c.launch({1}, {kX, kY, 100, 32})); }, "compiled for BLOCK = 16, got 32", g_line);
 }
+
+TEST_CASE("parameter names that do not match the parameters, at the kernel's definition") {
+  expect_user_error(
+      [] {
+        HERE(tilejit::Kernel k("copy", copy_kernel, {"x", "y"}));
+      },
+      "2 parameter names given for 4", g_line);
+  expect_user_error(
+      [] {
+        HERE(tilejit::Kernel k("copy", copy_kernel, {"x", "y", "n", "BLOCK"}, {.do_not_specialize = {"m"}}));
+      },
+      "do_not_specialize names 'm', which is not a parameter (x, y, n, BLOCK)", g_line);
+}
+
+TEST_CASE("compile options out of range, at the compile or launch call") {
+  tilejit::Kernel k("copy", copy_kernel, {"x", "y", "n", "BLOCK"});
+  expect_user_error(
+      [&] {
+        HERE(k.compile({kX, kY, 100, 16}, {.num_warps = 3, .arch = "sm_90"}));
+      },
+      "num_warps must be 1, 2, 4, 8, 16 or 32, got 3", g_line);
+  expect_user_error(
+      [&] {
+        HERE(k.launch({1}, {kX, kY, 100, 16}, {.num_warps = 64, .arch = "sm_90"}));
+      },
+      "num_warps must be 1, 2, 4, 8, 16 or 32, got 64", g_line);
+  expect_user_error(
+      [&] {
+        HERE(k.compile({kX, kY, 100, 16}, {.num_stages = 0, .arch = "sm_90"}));
+      },
+      "num_stages must be between 1 and 8, got 0", g_line);
+  expect_user_error(
+      [&] {
+        HERE(k.compile({kX, kY, 100, 16}, {.num_warps = 8, .arch = "sm_90", .programs_per_block = 8}));
+      },
+      "programs_per_block must be between 1 and 4 for 8 warps", g_line);
+  CHECK(k.compile_count() == 0);
+}
