@@ -252,3 +252,10 @@ TEST_CASE("golden PTX: softmax_held (BLOCK 1024, 4 warps, f32, PTX generator: st
   REQUIRE(k.metadata().codegen == "ptx");
   check_golden("softmax_held.ptx", k.stage("ptx"));
 }
+
+TEST_CASE("golden PTX: group_stats_split (BLOCK 64, groups of 40, f32: split exchanges; PTX generator)") {
+  const auto& k = tilejit_test::group_stats_split().compile(
+      {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::i32, 2), 6, 2500, 64, 40}, kPtxOptions);
+  REQUIRE(k.metadata().codegen == "ptx");
+  check_golden("group_stats_split.ptx", k.stage("ptx"));
+}

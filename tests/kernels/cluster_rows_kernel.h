@@ -177,6 +177,22 @@ inline const ClusterRowsKernel& cluster_rows() {
   return k;
 }
 
+/// Arguments for group_rows that only compile (stand-in addresses, never launched): 7 rows of 4000
+/// columns, BLOCK 128, groups of `group`.
+inline std::vector<tilejit::Arg> group_rows_compile_args(std::int64_t group) {
+  using tilejit::DType;
+  using tilejit::Pointer;
+  return {Pointer{0x10000, DType::f32},
+          Pointer{0x20000, DType::f32},
+          Pointer{0x30000, DType::i32},
+          Pointer{0x40000, DType::f32},
+          Pointer{0x50000, DType::i32},
+          std::int64_t{7},
+          std::int64_t{4000},
+          std::int64_t{128},
+          group};
+}
+
 inline const GroupRowsKernel& group_rows() {
   static const GroupRowsKernel k("group_rows", group_rows_kernel,
                                  {"out", "stats", "counts", "in", "workspace", "n_rows", "n_cols", "BLOCK", "GROUP"});

@@ -55,7 +55,9 @@ Emitter::Emitter(const ir::Function& f, const PtxCodegenOptions& options)
       plan_(cuda::assign_layouts(f, options.num_warps)),
       axes_(passes::analyze_axes(f)),
       def_(ir::definitions(f.body)),
-      cluster_size_(ir::cluster_size(f)) {
+      cluster_size_(ir::cluster_size(f)),
+      group_size_(ir::group_size(f)),
+      group_workspace_(group_size_ > 1 || ir::has_split_exchange(f.body)) {
   // Both reduction buffers are sized before any code that addresses the region after them.
   for_each_op(f.body, [&](const ir::Op& op) {
     if (op.kind == ir::OpKind::reduce)
@@ -262,6 +264,7 @@ PtxKernelSource Emitter::run() {
   }
   if (packed()) params.push_back("\t.param .u32 tj_param_programs");  // the grid's programs along x
   cluster_prologue();
+  group_prologue();
   region(f_.body);
 
   // PTX ISA 8.0 (CUDA 12.0) covers everything used here up to sm_90a but the cluster exchanges'
@@ -273,6 +276,7 @@ PtxKernelSource Emitter::run() {
       f_.name, options_.num_warps,
       packed() ? fmt::format(" a program, {} programs a block", options_.programs_per_block) : "", isa, options_.arch);
   out += cluster_declarations();
+  out += group_declarations();
   // .minnctapersm asks ptxas to fit that many blocks an SM (CompileOptions::min_blocks_per_sm).
   std::string min_blocks =
       options_.min_blocks_per_sm > 0 ? fmt::format(".minnctapersm {}\n", options_.min_blocks_per_sm) : "";
@@ -313,8 +317,7 @@ void Emitter::op(const ir::Op& op) {
     case ir::OpKind::store: return store_op(op);
     case ir::OpKind::reduce: return reduce_op(op);
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
-    case ir::OpKind::group_reduce:  // a spinning barrier in global memory: NVRTC's kernel only
-      throw Unsupported("PTX generation: group reductions (tl::group_*)");
+    case ir::OpKind::group_reduce: return group_reduce_op(op);
     case ir::OpKind::stash_put: return stash_put_op(op);
     case ir::OpKind::stash_copy: return stash_copy_op(op);
     case ir::OpKind::copies_wait: code_.ins(fmt::format("cp.async.wait_group {}", op.attrs.int_value)); return;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -193,6 +194,46 @@ class Emitter {
   std::string cluster_directive() const;
   void cluster_prologue();
 
+  // ---- group reductions through global memory (group.cpp) ----
+  void group_reduce_op(const ir::Op& op);
+  void group_softmax_stats_op(const ir::Op& op);
+  /// The slot set an exchange starts now (tj_group_turn mod 4), in a new register.
+  std::string group_turn_set();
+  /// Global addresses of this group's barrier word and slots for slot set `set` (a register).
+  struct GroupSet {
+    std::string barrier, slots;
+  };
+  GroupSet group_set(ir::ValueId workspace, const std::string& set);
+  /// Thread 0: writes `value` (a register or a vector operand, of PTX type `type`) into this
+  /// program's slot and arrives at the barrier; returns the word before the arrival.
+  std::string group_publish(const GroupSet& s, const std::string& value, const std::string& type);
+  /// Warp 0, every lane: spins until the barrier word's top bit differs from `before`'s, then
+  /// meets the other lanes (bar.warp.sync).
+  void group_wait(const GroupSet& s, const std::string& before);
+  /// Warp 0: thread 0's `value` in every lane.
+  std::string from_writer(const std::string& value);
+  /// Warp 0: loads this lane's slots (one register of each class a slot; the identities past the
+  /// group), 16 slots a lane at a time, and hands each chunk to `body` in slot order with the
+  /// predicates of the slots that may lie past the group ("" where none can).
+  using SlotChunkBody = std::function<void(const std::vector<Regs>& values, const std::vector<std::string>& valid)>;
+  void group_slot_chunks(const GroupSet& s, const std::vector<RegClass>& classes,
+                         const std::vector<std::string>& identities, const SlotChunkBody& body);
+  /// The shared memory and prologue of group exchanges: the result every thread reads, the words
+  /// split exchanges keep; the turn. Empty without them.
+  std::string group_declarations() const;
+  void group_prologue();
+  /// %ctaid.x `op` ("rem" or "div") the group size: the block's rank in its group, or its group.
+  std::string group_coordinate(const char* op);
+  /// %tid.x `compare` `value` ("eq", 0: the writing thread; "lt", 32: warp 0), in a new predicate.
+  std::string thread_predicate(const char* compare, int value);
+
+  // ---- warp shuffles (reduction.cpp) ----
+  /// `value` of the lane whose id differs from this one's in the bits of `distance`.
+  std::string shuffle_xor(DType acc_t, const std::string& value, int distance);
+  /// `value` combined over the warp by a butterfly of shuffles (distances 16 down to 1): every
+  /// lane ends with the same bits.
+  std::string warp_butterfly(ir::OpKind combine, DType acc_t, std::string value);
+
   // ---- elements (elementwise.cpp) ----
   /// Instructions for one element of an elementwise op; args and result in storage types.
   std::string elementwise(const ir::Op& op, const std::vector<std::string>& args);
@@ -243,6 +284,9 @@ class Emitter {
   int reduction_buffer_bytes_ = 0;  // each of the two, 16-byte aligned (largest cross_warp_bytes)
   int reduction_turn_ = 0;          // cross-warp reductions emitted (loop bodies padded to even)
   int cluster_size_ = 1;            // ir::cluster_size(f_)
+  int group_size_ = 1;              // ir::group_size(f_)
+  bool group_workspace_ = false;    // exchanges go through the workspace (groups of 2 or more, or split)
+  std::string group_turn_;          // register: group exchanges started so far
   struct {
     std::string rank, turn, slots, writer;  // registers (writer: the predicate tid.x == 0)
     std::string full, rounds;               // the mbarriers' address; exchanges so far (for each one's phase)

@@ -73,18 +73,7 @@ void Emitter::reduce_op(const ir::Op& op) {
     if (!(lane_axis & (1u << bit))) continue;
     for (int r : owners) {
       auto i = static_cast<std::size_t>(r);
-      std::string other = code_.reg(acc_c);
-      if (bytes == 4) {
-        code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", other, acc[i], 1 << bit));
-      } else {  // 64-bit values move as two halves
-        std::string lo = code_.reg(RegClass::b32), hi = code_.reg(RegClass::b32);
-        std::string lo2 = code_.reg(RegClass::b32), hi2 = code_.reg(RegClass::b32);
-        code_.ins(fmt::format("mov.b64 {{{}, {}}}, {}", lo, hi, acc[i]));
-        code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", lo2, lo, 1 << bit));
-        code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", hi2, hi, 1 << bit));
-        code_.ins(fmt::format("mov.b64 {}, {{{}, {}}}", other, lo2, hi2));
-      }
-      acc[i] = binary(combine, acc_t, acc[i], other);
+      acc[i] = binary(combine, acc_t, acc[i], shuffle_xor(acc_t, acc[i], 1 << bit));
     }
   }
   if (warp_axis) {
@@ -171,6 +160,28 @@ void Emitter::reduce_op(const ir::Op& op) {
   Regs out;
   for (int r = 0; r < n; ++r) out.push_back(from_compute(t, acc[static_cast<std::size_t>(r & ~reg_axis)]));
   remember(res, plan_.fixed.at(res), out);
+}
+
+std::string Emitter::shuffle_xor(DType acc_t, const std::string& value, int distance) {
+  const RegClass c = reg_class(acc_t);
+  std::string other = code_.reg(c);
+  if (dtype_size(acc_t) == 4) {
+    code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", other, value, distance));
+    return other;
+  }
+  // 64-bit values move as two halves.
+  std::string lo = code_.reg(RegClass::b32), hi = code_.reg(RegClass::b32);
+  std::string lo2 = code_.reg(RegClass::b32), hi2 = code_.reg(RegClass::b32);
+  code_.ins(fmt::format("mov.b64 {{{}, {}}}, {}", lo, hi, value));
+  code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", lo2, lo, distance));
+  code_.ins(fmt::format("shfl.sync.bfly.b32 {}, {}, {}, 31, -1", hi2, hi, distance));
+  code_.ins(fmt::format("mov.b64 {}, {{{}, {}}}", other, lo2, hi2));
+  return other;
+}
+
+std::string Emitter::warp_butterfly(ir::OpKind combine, DType acc_t, std::string value) {
+  for (int d = 16; d > 0; d >>= 1) value = binary(combine, acc_t, value, shuffle_xor(acc_t, value, d));
+  return value;
 }
 
 // The same tree emitted depth first, each leaf computed as the tree reaches it (a streamed value):
