@@ -26,6 +26,8 @@
 #               SHAPES, processes alternating: tree_ab.md
 #   held        bench/probes/held_in_shared.sh: rows held in shared memory against rows held in
 #               registers, a hand-written probe (held_in_shared.log)
+#   opcompile   bench-op-compile: the op's kernels for each benchmark shape compiled cold through each
+#               CUDA generator (no GPU needed): op_compile.md
 #   none        nothing (a tests-only gpu-check run)
 # BENCHES (space-separated, default "softmax latency") picks which run, in that order.
 set -euo pipefail
@@ -102,6 +104,7 @@ for bench in ${BENCHES:-softmax latency}; do
           tee -a "$OUT/probe.log" | tail -n 1) || true
         echo "| $probe | $result |" | tee -a "$OUT/probe.md"
       done ;;
+    opcompile) "$BUILD/bench/bench-op-compile" --out "$OUT/op_compile.md" ;;
     none) ;;
     sweep-ptx) TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_ptx.md" ;;
     latency-ptx)
