@@ -35,6 +35,10 @@ Tensor arithmetic(OpKind kind, const char* symbol, const Operand& a, const Opera
     throw UserError(fmt::format("operator {} needs integer or boolean operands, got {} and {}", symbol,
                                 describe(tr, va), describe(tr, vb)),
                     a.loc());
+  if ((kind == OpKind::shl || kind == OpKind::shr) && (is_float(t) || t == DType::i1))
+    throw UserError(
+        fmt::format("operator {} needs integer operands, got {} and {}", symbol, describe(tr, va), describe(tr, vb)),
+        a.loc());
   auto [x, y] = broadcast_pair(tr, va, vb, a.loc());
   return tr.make(tr.at(a.loc()).binary(kind, x, y));
 }
@@ -208,6 +212,8 @@ Tensor operator!=(const Operand& a, const Operand& b) { return compare(OpKind::c
 Tensor operator&(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::bit_and, "&", a, b); }
 Tensor operator|(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::bit_or, "|", a, b); }
 Tensor operator^(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::bit_xor, "^", a, b); }
+Tensor operator<<(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::shl, "<<", a, b); }
+Tensor operator>>(const Operand& a, const Operand& b) { return checked_arithmetic(OpKind::shr, ">>", a, b); }
 
 Tensor operator-(const Operand& a) {
   Tracer& tr = tracer(a);

@@ -166,6 +166,11 @@ Tensor operator!=(const Operand& a, const Operand& b);
 Tensor operator&(const Operand& a, const Operand& b);
 Tensor operator|(const Operand& a, const Operand& b);
 Tensor operator^(const Operand& a, const Operand& b);
+// Shifts of integers: << fills with zeros, >> with the sign (arithmetic, as C++20 and Triton on
+// signed types). The amount counts as unsigned: from the type's width on (or negative), << gives 0
+// and >> gives 0 or -1, the same on every backend (C++ leaves those shifts undefined).
+Tensor operator<<(const Operand& a, const Operand& b);
+Tensor operator>>(const Operand& a, const Operand& b);
 Tensor operator-(const Operand& a);
 Tensor operator~(const Operand& a);
 

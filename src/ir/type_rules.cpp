@@ -173,7 +173,9 @@ std::vector<Type> infer_result_types(const Function& f, const Op& op) {
       if (t(0) != t(1)) fail(op, fmt::format("operand types differ: {} vs {}", to_string(t(0)), to_string(t(1))));
       if (t(0).is_ptr) fail(op, "pointer operands");
       bool bitwise = op.kind == OpKind::bit_and || op.kind == OpKind::bit_or || op.kind == OpKind::bit_xor;
-      if (bitwise && t(0).is_float()) fail(op, "bitwise op on floats");
+      bool shift = op.kind == OpKind::shl || op.kind == OpKind::shr;
+      if ((bitwise || shift) && t(0).is_float()) fail(op, "bitwise op on floats");
+      if (shift && t(0).is_bool()) fail(op, "shift of booleans");
       if (op_category(op.kind) == OpCategory::Compare) return {t(0).with_elem(DType::i1)};
       return {t(0)};
     }

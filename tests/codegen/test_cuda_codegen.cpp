@@ -511,3 +511,29 @@ TEST_CASE("a running sum rescaled through an fma of its carried max keeps the re
         tilejit_test::occurrences(with_sub, "__syncthreads();"));
   CHECK(tilejit_test::occurrences(with_fma, "tj_x[") == tilejit_test::occurrences(with_sub, "tj_x["));
 }
+
+TEST_CASE("shifts: both generators define amounts past the width, and ptxas takes them") {
+  static void (*fn)(tl::Ptr, tl::Ptr, tl::Constexpr) = [](tl::Ptr out, tl::Ptr in, tl::Constexpr BLOCK) {
+    auto offs = tl::arange(0, BLOCK);
+    auto x = tl::load(in + offs);
+    tl::store(out + offs, (x << offs.to(x.dtype())) ^ (x >> (offs % 70).to(x.dtype())));
+  };
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Constexpr> k("shifts", fn, {"out", "in", "BLOCK"});
+  for (DType t : {DType::i32, DType::i64}) {
+    CAPTURE(dtype_name(t));
+    const bool wide = t == DType::i64;
+    const auto& cuda = k.compile({Pointer{0x10000, t}, Pointer{0x20000, t}, 128},
+                                 {.num_warps = 4, .arch = "sm_90", .codegen = GpuCodegen::cuda});
+    CHECK(cuda.stage("cuda").find(wide ? ">= 64ull ? 0 : (long long)" : ">= 32u ? 0 : (int)") != std::string::npos);
+    CHECK(cuda.stage("cuda").find(wide ? " >> 63)" : " >> 31)") != std::string::npos);
+    CHECK_FALSE(cuda.stage("cubin").empty());
+    const auto& ptx = k.compile({Pointer{0x10000, t}, Pointer{0x20000, t}, 128},
+                                {.num_warps = 4, .arch = "sm_90", .codegen = GpuCodegen::ptx});
+    REQUIRE(ptx.metadata().codegen == "ptx");
+    CHECK(ptx.stage("ptx").find(wide ? "shl.b64" : "shl.b32") != std::string::npos);
+    CHECK(ptx.stage("ptx").find(wide ? "shr.s64" : "shr.s32") != std::string::npos);
+    // PTX clamps a u32 amount itself; a 64-bit one is clamped before it is narrowed.
+    CHECK((ptx.stage("ptx").find("min.u64") != std::string::npos) == wide);
+    CHECK_FALSE(ptx.stage("cubin").empty());
+  }
+}

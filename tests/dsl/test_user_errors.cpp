@@ -196,6 +196,16 @@ void and_of_floats(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   HERE(auto b = v & v);
 }
 
+void shift_of_floats(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
+  auto v = tl::load(x + tl::arange(0, 16));
+  HERE(auto b = v << 2);
+}
+
+void shift_of_booleans(tl::Ptr, tl::Ptr, tl::Int n, tl::Constexpr) {
+  auto mask = tl::arange(0, 16) < n;
+  HERE(auto b = mask >> mask);  // (mask >> 1 shifts i32: the literal promotes it, as in C++)
+}
+
 void store_mask_not_boolean(tl::Ptr x, tl::Ptr, tl::Int, tl::Constexpr) {
   auto offs = tl::arange(0, 16);
   HERE(tl::store(x + offs, 1.0, offs));
@@ -405,6 +415,11 @@ TEST_CASE("a group reduction in a loop whose bounds differ between a group's pro
 
 TEST_CASE("bitwise & on floats") {
   expect_user_error([] { compile(and_of_floats); }, "needs integer or boolean operands", g_line);
+}
+
+TEST_CASE("shifts of floats and of booleans") {
+  expect_user_error([] { compile(shift_of_floats); }, "operator << needs integer operands, got f32[16]", g_line);
+  expect_user_error([] { compile(shift_of_booleans); }, "operator >> needs integer operands, got i1[16]", g_line);
 }
 
 TEST_CASE("store with a mask that is not boolean") {

@@ -15,7 +15,25 @@ namespace tl = tilejit::tl;
 
 namespace {
 
-enum IntOp { kAdd, kSub, kMul, kDiv, kRem, kMax, kMin, kAnd, kOr, kXor, kNeg, kNot, kAbs, kLess, kNumIntOps };
+enum IntOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kRem,
+  kMax,
+  kMin,
+  kAnd,
+  kOr,
+  kXor,
+  kNeg,
+  kNot,
+  kAbs,
+  kLess,
+  kNumIntOps,
+  kShl,
+  kShr
+};
 
 void int_kernel(tl::Ptr out, tl::Ptr a, tl::Ptr b, tl::Int n, tl::Constexpr OP, tl::Constexpr BLOCK) {
   auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
@@ -38,6 +56,8 @@ void int_kernel(tl::Ptr out, tl::Ptr a, tl::Ptr b, tl::Int n, tl::Constexpr OP, 
     case kNot: r = ~x; break;
     case kAbs: r = tl::abs(x); break;
     case kLess: r = tl::where(x < y, 1, 0); break;
+    case kShl: r = x << y; break;
+    case kShr: r = x >> y; break;
   }
   tl::store(out + offs, r, mask);
 }
@@ -60,6 +80,18 @@ std::int64_t int_reference(int op, std::int64_t x, std::int64_t y) {
     case kLess: return x < y;
   }
   return 0;
+}
+
+// x << amount and x >> amount as tl.h defines them for a `bits`-wide type: the amount counts as
+// unsigned; from the width on, << gives 0 and >> the sign.
+std::int64_t shift_reference(bool left, std::int64_t x, std::int64_t amount, int bits) {
+  const std::uint64_t a =
+      bits == 32 ? std::uint64_t{static_cast<std::uint32_t>(amount)} : static_cast<std::uint64_t>(amount);
+  if (a >= static_cast<std::uint64_t>(bits)) return left ? 0 : (x < 0 ? -1 : 0);
+  if (!left) return x >> a;  // arithmetic in C++20
+  const std::uint64_t r = static_cast<std::uint64_t>(x) << a;
+  return bits == 32 ? std::int64_t{static_cast<std::int32_t>(static_cast<std::uint32_t>(r))}
+                    : static_cast<std::int64_t>(r);
 }
 
 // NaN-propagating maximum/minimum, elementwise and as reductions along both axes.
@@ -162,6 +194,52 @@ TEST_CASE("integer ops truncate and wrap like C on i32 and i64") {
         std::int64_t want = int_reference(op, a[i], b[i]);
         if (t == DType::i32) want = static_cast<std::int32_t>(static_cast<std::uint32_t>(want));
         bad += got[i] != want;
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("shifts of i32 and i64: every amount up to past the width, negative ones, the extreme values") {
+  static const Kernel k("int_ops", int_kernel, {"out", "a", "b", "n", "OP", "BLOCK"});
+  const std::int64_t n = 1000;
+  std::mt19937 rng(11);
+  for (DType t : {DType::i32, DType::i64}) {
+    CAPTURE(dtype_name(t));
+    const int bits = t == DType::i32 ? 32 : 64;
+    const std::int64_t lo =
+        t == DType::i32 ? std::numeric_limits<std::int32_t>::min() : std::numeric_limits<std::int64_t>::min();
+    const std::int64_t hi =
+        t == DType::i32 ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int64_t>::max();
+    std::uniform_int_distribution<std::int64_t> u(lo, hi);
+    const std::int64_t extremes[] = {lo, lo + 1, -1, 0, 1, hi};
+    std::vector<std::int64_t> x(n), amount(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      x[static_cast<std::size_t>(i)] = i < 6 * (bits + 5) ? extremes[i % 6] : u(rng);
+      amount[static_cast<std::size_t>(i)] = i / 6 % (bits + 5) - 2;  // -2 .. bits + 2
+    }
+    auto upload = [&](Buffer& buf, const std::vector<std::int64_t>& v) {
+      if (t == DType::i64) return buf.upload(v);
+      std::vector<std::int32_t> narrow(v.begin(), v.end());
+      buf.upload(narrow);
+    };
+    Buffer bx = buffer(t, n), ba = buffer(t, n), bo = buffer(t, n);
+    upload(bx, x);
+    upload(ba, amount);
+    for (int op : {kShl, kShr}) {
+      CAPTURE(op == kShl ? "<<" : ">>");
+      bo.fill_bytes(0xee);
+      k.launch({static_cast<std::uint64_t>(cdiv(n, 128))}, {bo, bx, ba, n, op, 128}, options());
+      finish();
+      std::vector<std::int64_t> got(n);
+      if (t == DType::i64) got = bo.download<std::int64_t>();
+      else
+        for (std::int64_t i = 0; auto v : bo.download<std::int32_t>()) got[static_cast<std::size_t>(i++)] = v;
+      std::int64_t bad = 0;
+      for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+        const std::int64_t want = shift_reference(op == kShl, x[i], amount[i], bits);
+        if (got[i] != want && bad++ < 5)
+          MESSAGE(x[i] << (op == kShl ? " << " : " >> ") << amount[i] << ": got " << got[i] << ", want " << want);
       }
       CHECK(bad == 0);
     }

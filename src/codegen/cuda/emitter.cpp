@@ -355,6 +355,17 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
     case ir::OpKind::bit_and: return fmt::format("({} & {})", c(0), c(1));
     case ir::OpKind::bit_or: return fmt::format("({} | {})", c(0), c(1));
     case ir::OpKind::bit_xor: return fmt::format("({} ^ {})", c(0), c(1));
+    case ir::OpKind::shl:
+    case ir::OpKind::shr: {
+      // An amount past the width (or negative) is defined here: 0, or the sign, for C++ leaves it open.
+      const bool wide = in == DType::i64;
+      const std::string u = wide ? "unsigned long long" : "unsigned", bits = wide ? "64ull" : "32u";
+      if (op.kind == ir::OpKind::shl)
+        return fmt::format("(({})({}) >= {} ? 0 : ({})(({})({}) << ({})))", u, c(1), bits, wide ? "long long" : "int",
+                           u, c(0), c(1));
+      return fmt::format("(({})({}) >= {} ? ({} >> {}) : ({} >> ({})))", u, c(1), bits, c(0), wide ? 63 : 31, c(0),
+                         c(1));
+    }
     case ir::OpKind::cmp_lt: return fmt::format("({} < {})", c(0), c(1));
     case ir::OpKind::cmp_le: return fmt::format("({} <= {})", c(0), c(1));
     case ir::OpKind::cmp_gt: return fmt::format("({} > {})", c(0), c(1));

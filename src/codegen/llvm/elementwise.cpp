@@ -84,6 +84,18 @@ llvm::Value* Lowering::apply(const ir::Op& op, const std::vector<llvm::Value*>& 
     case ir::OpKind::bit_and: return b_.CreateAnd(args[0], args[1]);
     case ir::OpKind::bit_or: return b_.CreateOr(args[0], args[1]);
     case ir::OpKind::bit_xor: return b_.CreateXor(args[0], args[1]);
+    case ir::OpKind::shl:
+    case ir::OpKind::shr: {
+      // Amounts past the width (negative ones too, as unsigned) give 0 or the sign, as on the GPU;
+      // LLVM's own shifts would give poison.
+      llvm::Type* t = args[0]->getType();
+      const unsigned bits = t->getScalarSizeInBits();
+      llvm::Value* last = llvm::ConstantInt::get(t, bits - 1);
+      llvm::Value* past = b_.CreateICmpUGT(args[1], last);
+      llvm::Value* amount = b_.CreateSelect(past, last, args[1]);
+      if (op.kind == ir::OpKind::shr) return b_.CreateAShr(args[0], amount);
+      return b_.CreateSelect(past, llvm::Constant::getNullValue(t), b_.CreateShl(args[0], amount));
+    }
     case ir::OpKind::cmp_lt:
     case ir::OpKind::cmp_le:
     case ir::OpKind::cmp_gt:

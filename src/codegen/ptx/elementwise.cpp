@@ -216,6 +216,22 @@ std::string Emitter::binary(ir::OpKind k, DType t, const std::string& a0, const 
       code_.ins(fmt::format("{}.{} {}, {}, {}", op, bits, d, a, b));
       break;
     }
+    case ir::OpKind::shl:
+    case ir::OpKind::shr: {
+      if (fp) unsupported(k, t);
+      // PTX takes a u32 amount and clamps it to the width: past it (or negative, as unsigned), 0 or
+      // the sign. A 64-bit amount is clamped before it is narrowed.
+      std::string amount = b;
+      if (c == DType::i64) {
+        std::string clamped = code_.reg(RegClass::b64);
+        amount = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("min.u64 {}, {}, 64", clamped, b));
+        code_.ins(fmt::format("cvt.u32.u64 {}, {}", amount, clamped));
+      }
+      code_.ins(fmt::format("{}.{} {}, {}, {}", k == ir::OpKind::shl ? "shl" : "shr",
+                            k == ir::OpKind::shl ? bits : (c == DType::i64 ? "s64" : "s32"), d, a, amount));
+      break;
+    }
     default: unsupported(k, t);
   }
   return from_compute(t, d);

@@ -121,6 +121,8 @@ bool Emitter::index_only(ir::ValueId v) const {
       case ir::OpKind::minimum:
       case ir::OpKind::bit_and:
       case ir::OpKind::bit_or:
+      case ir::OpKind::shl:
+      case ir::OpKind::shr:
       case ir::OpKind::cast:
       case ir::OpKind::addptr: cheap = true; break;
       default: break;
