@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernel_test.h"
 #include "kernels/loop_reductions_kernel.h"
@@ -80,6 +81,19 @@ std::int64_t int_reference(int op, std::int64_t x, std::int64_t y) {
     case kLess: return x < y;
   }
   return 0;
+}
+
+// i32 or i64 values through a Buffer of that type, as int64 on the host.
+void upload_ints(Buffer& buf, DType t, const std::vector<std::int64_t>& v) {
+  if (t == DType::i64) return buf.upload(v);
+  std::vector<std::int32_t> narrow(v.begin(), v.end());
+  buf.upload(narrow);
+}
+
+std::vector<std::int64_t> download_ints(const Buffer& buf, DType t) {
+  if (t == DType::i64) return buf.download<std::int64_t>();
+  const auto narrow = buf.download<std::int32_t>();
+  return {narrow.begin(), narrow.end()};
 }
 
 // x << amount and x >> amount as tl.h defines them for a `bits`-wide type: the amount counts as
@@ -173,22 +187,14 @@ TEST_CASE("integer ops truncate and wrap like C on i32 and i64") {
       while (b[static_cast<std::size_t>(i)] == 0);
     }
     Buffer ba = buffer(t, n), bb = buffer(t, n), bo = buffer(t, n);
-    auto upload = [&](Buffer& buf, const std::vector<std::int64_t>& v) {
-      if (t == DType::i64) return buf.upload(v);
-      std::vector<std::int32_t> narrow(v.begin(), v.end());
-      buf.upload(narrow);
-    };
-    upload(ba, a);
-    upload(bb, b);
+    upload_ints(ba, t, a);
+    upload_ints(bb, t, b);
     for (int op = 0; op < kNumIntOps; ++op) {
       CAPTURE(op);
       bo.fill_bytes(0xee);
       k.launch({static_cast<std::uint64_t>(cdiv(n, 128))}, {bo, ba, bb, n, op, 128}, options());
       finish();
-      std::vector<std::int64_t> got(n);
-      if (t == DType::i64) got = bo.download<std::int64_t>();
-      else
-        for (std::int64_t i = 0; auto v : bo.download<std::int32_t>()) got[static_cast<std::size_t>(i++)] = v;
+      const std::vector<std::int64_t> got = download_ints(bo, t);
       std::int64_t bad = 0;
       for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
         std::int64_t want = int_reference(op, a[i], b[i]);
@@ -218,23 +224,15 @@ TEST_CASE("shifts of i32 and i64: every amount up to past the width, negative on
       x[static_cast<std::size_t>(i)] = i < 6 * (bits + 5) ? extremes[i % 6] : u(rng);
       amount[static_cast<std::size_t>(i)] = i / 6 % (bits + 5) - 2;  // -2 .. bits + 2
     }
-    auto upload = [&](Buffer& buf, const std::vector<std::int64_t>& v) {
-      if (t == DType::i64) return buf.upload(v);
-      std::vector<std::int32_t> narrow(v.begin(), v.end());
-      buf.upload(narrow);
-    };
     Buffer bx = buffer(t, n), ba = buffer(t, n), bo = buffer(t, n);
-    upload(bx, x);
-    upload(ba, amount);
+    upload_ints(bx, t, x);
+    upload_ints(ba, t, amount);
     for (int op : {kShl, kShr}) {
       CAPTURE(op == kShl ? "<<" : ">>");
       bo.fill_bytes(0xee);
       k.launch({static_cast<std::uint64_t>(cdiv(n, 128))}, {bo, bx, ba, n, op, 128}, options());
       finish();
-      std::vector<std::int64_t> got(n);
-      if (t == DType::i64) got = bo.download<std::int64_t>();
-      else
-        for (std::int64_t i = 0; auto v : bo.download<std::int32_t>()) got[static_cast<std::size_t>(i++)] = v;
+      const std::vector<std::int64_t> got = download_ints(bo, t);
       std::int64_t bad = 0;
       for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
         const std::int64_t want = shift_reference(op == kShl, x[i], amount[i], bits);
