@@ -128,6 +128,15 @@ Tensor reduction(ir::ReduceKind kind, const char* name, const Operand& x, int ax
   return tr.make(tr.at(x.loc()).reduce(v, axis, kind));
 }
 
+// Every element to a scalar: the last axis first, then the one before, each at the user's line.
+Tensor full_reduction(ir::ReduceKind kind, const char* name, const Operand& x) {
+  Tracer& tr = tracer(x);
+  const int rank = tr.type(detail::value_of(tr, x)).rank();
+  Tensor r = reduction(kind, name, x, std::max(rank - 1, 0));
+  for (int axis = rank - 2; axis >= 0; --axis) r = reduction(kind, name, Operand(r, x.loc()), axis);
+  return r;
+}
+
 // The value one program passes to a cluster or group reduction: a scalar number.
 int exchanged_value(Tracer& tr, const char* name, const Operand& x) {
   int v = detail::value_of(tr, x);
@@ -433,6 +442,9 @@ void store(const Operand& ptrs, const Operand& value, const Operand& mask, Evict
 Tensor max(const Operand& x, int axis) { return reduction(ir::ReduceKind::max, "max", x, axis); }
 Tensor min(const Operand& x, int axis) { return reduction(ir::ReduceKind::min, "min", x, axis); }
 Tensor sum(const Operand& x, int axis) { return reduction(ir::ReduceKind::sum, "sum", x, axis); }
+Tensor max(const Operand& x) { return full_reduction(ir::ReduceKind::max, "max", x); }
+Tensor min(const Operand& x) { return full_reduction(ir::ReduceKind::min, "min", x); }
+Tensor sum(const Operand& x) { return full_reduction(ir::ReduceKind::sum, "sum", x); }
 Tensor cluster_max(const Operand& x, std::int64_t cluster_size) {
   return cluster_reduction(ir::ReduceKind::max, "cluster_max", x, cluster_size);
 }

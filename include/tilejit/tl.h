@@ -267,10 +267,13 @@ void wait_copies(std::int64_t pending, std::source_location loc = std::source_lo
 Stash stash(const Shape& shape, DType dtype, std::int64_t slots,
             std::source_location loc = std::source_location::current());
 
-// ---- reductions over one axis (the result drops that axis) ----
+// ---- reductions over one axis (the result drops that axis), or over all of them (a scalar) ----
 Tensor max(const Operand& x, int axis);
 Tensor min(const Operand& x, int axis);
 Tensor sum(const Operand& x, int axis);
+Tensor max(const Operand& x);
+Tensor min(const Operand& x);
+Tensor sum(const Operand& x);
 
 // ---- reductions across a thread-block cluster (sm_90 and newer on the GPU) ----
 // Programs are grouped into clusters of `cluster_size` consecutive program ids along axis 0

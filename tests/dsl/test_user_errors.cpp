@@ -100,6 +100,8 @@ void bad_reduction_axis(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
 
 void reduce_scalar(tl::Ptr, tl::Ptr, tl::Int n, tl::Constexpr) { HERE(auto m = tl::max(n, 0)); }
 
+void reduce_all_of_scalar(tl::Ptr, tl::Ptr, tl::Int n, tl::Constexpr) { HERE(auto m = tl::sum(n)); }
+
 void exp_of_integer(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr) {
   auto r = tl::arange(0, 16);
   HERE(auto e = tl::exp(r));
@@ -370,6 +372,7 @@ TEST_CASE("reduction over an axis the block does not have") {
 
 TEST_CASE("reduction of a scalar") {
   expect_user_error([] { compile(reduce_scalar); }, "needs a block", g_line);
+  expect_user_error([] { compile(reduce_all_of_scalar); }, "sum: needs a block", g_line);
 }
 
 TEST_CASE("exp of an integer") {

@@ -66,6 +66,10 @@ void reduce_kernel(tl::Ptr out, tl::Ptr x, tl::Int rows, tl::Int cols, tl::Const
   auto mask = (r(tl::all, tl::newaxis) < rows) & (c(tl::newaxis, tl::all) < cols);
   double neutral = KIND == 0 ? 0.0 : KIND == 1 ? -tl::inf : tl::inf;
   auto v = tl::load(x + r(tl::all, tl::newaxis) * cols + c(tl::newaxis, tl::all), mask, neutral);
+  if (AXIS == 2) {  // every element: a scalar
+    tl::store(out, KIND == 0 ? tl::sum(v) : KIND == 1 ? tl::max(v) : tl::min(v));
+    return;
+  }
   auto red = KIND == 0   ? tl::sum(v, static_cast<int>(AXIS))
              : KIND == 1 ? tl::max(v, static_cast<int>(AXIS))
                          : tl::min(v, static_cast<int>(AXIS));
@@ -305,7 +309,7 @@ TEST_CASE("fma broadcasts a literal and a column over a 2-D block") {
   CHECK(worst <= 0x1p-21);  // half an ulp of results below 8
 }
 
-TEST_CASE("reductions along each axis of 2-D blocks") {
+TEST_CASE("reductions along each axis of 2-D blocks, and over all of it") {
   static const Kernel k("reduce", reduce_kernel, {"out", "x", "rows", "cols", "KIND", "AXIS", "R", "C"});
   for (auto [rows, cols, R, C] : {std::tuple<int, int, int, int>{30, 100, 32, 128},
                                   {64, 8, 64, 8},
@@ -313,7 +317,7 @@ TEST_CASE("reductions along each axis of 2-D blocks") {
                                   {200, 3, 256, 4},
                                   {5, 1000, 8, 1024}})
     for (int kind = 0; kind < 3; ++kind)
-      for (int axis = 0; axis < 2; ++axis) {
+      for (int axis = 0; axis < 3; ++axis) {  // 2: every element
         CAPTURE(rows);
         CAPTURE(cols);
         CAPTURE(kind);
@@ -326,13 +330,14 @@ TEST_CASE("reductions along each axis of 2-D blocks") {
         k.launch({1}, {bo, bx, rows, cols, kind, axis, R, C}, options());
         finish();
         auto out = bo.download<float>();
-        int n_out = axis == 1 ? rows : cols, n_in = axis == 1 ? cols : rows;
+        int n_out = axis == 2 ? 1 : axis == 1 ? rows : cols, n_in = axis == 2 ? rows * cols : axis == 1 ? cols : rows;
         double worst = 0;
         for (int o = 0; o < n_out; ++o) {
           double acc = kind == 0 ? 0 : kind == 1 ? -INFINITY : INFINITY;
           for (int i = 0; i < n_in; ++i) {
-            double v =
-                axis == 1 ? x[static_cast<std::size_t>(o * cols + i)] : x[static_cast<std::size_t>(i * cols + o)];
+            double v = axis == 2   ? x[static_cast<std::size_t>(i)]
+                       : axis == 1 ? x[static_cast<std::size_t>(o * cols + i)]
+                                   : x[static_cast<std::size_t>(i * cols + o)];
             acc = kind == 0 ? acc + v : kind == 1 ? std::max(acc, v) : std::min(acc, v);
           }
           worst = std::max(worst, kind == 0 ? std::fabs(out[o] - acc) / (1 + std::fabs(acc)) : rel_diff(out[o], acc));
