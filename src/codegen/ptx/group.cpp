@@ -5,9 +5,9 @@
 //     at the set's barrier word (atom.release.gpu.add: rank 0 adds 2^31 - (G - 1), the others 1);
 //   - warp 0 spins (ld.acquire.gpu) until the word's top bit differs from what that arrival
 //     returned. Every lane of the warp polls (the same word: one request a poll) and acquires for
-//     itself, where NVVM's build has thread 0 alone spin behind a branch and the warp meet it at
-//     bar.warp.sync: so built, the walked group kernel of 16 x 4M f32 (groups of 132, 8 warps,
-//     two stages) spilled 16 bytes, which ptxas keeps at any register limit;
+//     itself, and the lanes leave together at a vote, where NVVM's build has thread 0 alone spin
+//     behind a branch and the warp meet it at bar.warp.sync: so built, the walked group kernel of
+//     16 x 4M f32 (groups of 132, 8 warps, two stages) spilled 16 bytes;
 //   - warp 0 then loads every slot (ld.relaxed.gpu; lane l takes slots l, l + 32, ..., up to 16 a
 //     lane at once), folds them in slot order, then a butterfly of shuffles, so every program
 //     combines the same values in the same order: the same bits;
@@ -103,14 +103,13 @@ std::string Emitter::group_publish(const GroupSet& s, const std::string& value, 
 
 void Emitter::group_wait(const GroupSet& s, const std::string& before) {
   const std::string spin = code_.label(), now = code_.reg(RegClass::b32), flipped = code_.reg(RegClass::b32);
-  const std::string waiting = code_.reg(RegClass::pred);
-  const std::string all = code_.reg(RegClass::pred);
+  const std::string arrived = code_.reg(RegClass::pred), all_arrived = code_.reg(RegClass::pred);
   code_.place(spin);
   code_.ins(fmt::format("ld.acquire.gpu.global.u32 {}, [{}]", now, s.barrier));
   code_.ins(fmt::format("xor.b32 {}, {}, {}", flipped, now, before));
-  code_.ins(fmt::format("setp.lt.s32 {}, {}, 0", waiting, flipped));  // the top bit has flipped
-  code_.ins(fmt::format("vote.sync.all.pred {}, {}, -1", all, waiting));
-  code_.ins(fmt::format("@!{} bra.uni {}", all, spin));
+  code_.ins(fmt::format("setp.lt.s32 {}, {}, 0", arrived, flipped));  // the top bit has flipped
+  code_.ins(fmt::format("vote.sync.all.pred {}, {}, -1", all_arrived, arrived));
+  code_.ins(fmt::format("@!{} bra.uni {}", all_arrived, spin));  // the same in every lane
 }
 
 std::string Emitter::from_writer(const std::string& value) {
