@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/layernorm.h"
 #include "kernels/softmax_online.h"
 #include "kernels/softmax_rows_2d.h"
 #include "kernels/softmax_seed.h"
@@ -27,6 +28,9 @@ std::vector<Arg> rows_2d_args(std::int64_t rows, std::int64_t cols, std::int64_t
 std::vector<Arg> online_args(std::int64_t, std::int64_t cols, std::int64_t block, DType t) {
   return {fake(t, 0), fake(t, 1), cols, cols, cols, block};
 }
+std::vector<Arg> layernorm_args(std::int64_t, std::int64_t cols, std::int64_t block, DType t) {
+  return {fake(t, 0), fake(t, 1), fake(t, 2), fake(t, 3), cols, cols, cols, 1e-5f, block};
+}
 std::vector<Arg> vector_add_args(std::int64_t rows, std::int64_t cols, std::int64_t block, DType t) {
   return {fake(t, 0), fake(t, 1), fake(t, 2), rows * cols, block};
 }
@@ -49,6 +53,7 @@ const std::vector<ExampleKernel>& example_kernels() {
        persistent_args},
       {"softmax_rows_2d", "softmax of many short rows with 2-D blocks", &softmax_rows_2d(), rows_2d_args},
       {"softmax_online", "online softmax with loop-carried running max and sum", &softmax_online(), online_args},
+      {"layernorm", "layer normalization, one program per row", &layernorm(), layernorm_args},
       {"vector_add", "out = x + y", &vector_add(), vector_add_args},
   };
   return all;

@@ -94,6 +94,7 @@ TEST_CASE("every example kernel: #line directives point into the kernel's own fu
                                                      {"softmax_persistent", "include/tilejit/ops/softmax_seed.h"},
                                                      {"softmax_rows_2d", "examples/kernels/softmax_rows_2d.h"},
                                                      {"softmax_online", "examples/kernels/softmax_online.h"},
+                                                     {"layernorm", "examples/kernels/layernorm.h"},
                                                      {"vector_add", "examples/kernels/vector_add.h"}};
   static const std::regex directive(R"re(^#line (\d+) "([^"]+)"$)re");
   for (const ExampleKernel* e : distinct_examples()) {

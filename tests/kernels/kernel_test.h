@@ -16,7 +16,7 @@ namespace tilejit::testing {
 Backend backend();
 
 /// Memory the backend's kernels read and write.
-inline Memory memory() { return backend() == Backend::cpu ? Memory::host : Memory::device; }
+inline Memory memory() { return memory_of(backend()); }
 inline Buffer buffer(DType t, std::size_t n) { return Buffer(t, n, memory()); }
 
 /// Launch options for this backend (num_warps and num_stages only matter on the GPU).
