@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -119,17 +120,29 @@ TEST_CASE("PTX path: groups past 16 slots a lane read their slots one chunk at a
         tilejit_test::group_stats_compile_args(7, 1 << 20, 256, group), options(GpuCodegen::ptx));
     check_assembled(stats);
     const int per_lane = static_cast<int>((group + 31) / 32);
+    // Past 16 slots a lane, each step of the loop folds its chunk into the partials the next step
+    // starts from: the registers set before the loop are set again inside it.
+    const std::regex carried_max(R"(mov\.f32 (%f\d+), 0fFF800000;[\s\S]*mov\.f32 \1, %f\d+;)");
+    const std::regex carried_sum(R"(mov\.f32 (%f\d+), 0f00000000;[\s\S]*mov\.f32 \1, %f\d+;)");
     if (per_lane <= 16) {  // straight-line: every load in flight at once, loaded once
       CHECK(occurrences(stats.stage("ptx"), "ld.relaxed.gpu.global.v2.f32") == per_lane);
     } else {  // a loop over chunks of 16, once for the max and once for the sum
       CHECK(occurrences(stats.stage("ptx"), "ld.relaxed.gpu.global.v2.f32") == 2 * 16);
       CHECK(occurrences(stats.stage("ptx"), fmt::format(", {};", per_lane)) == 2);
       CHECK(stats.metadata().registers <= 64);
+      const std::string& ptx = stats.stage("ptx");
+      const std::string exchange = ptx.substr(ptx.find("vote.sync.all.pred"));
+      CHECK(std::regex_search(exchange, carried_max));
+      CHECK(std::regex_search(exchange, carried_sum));
     }
     const CompiledKernel& rows =
         tilejit_test::group_rows().compile(tilejit_test::group_rows_compile_args(group), options(GpuCodegen::ptx));
     check_assembled(rows);
     CHECK(rows.metadata().registers <= 64);
+    if (per_lane > 16) {  // the first exchange, a max
+      const std::string& ptx = rows.stage("ptx");
+      CHECK(std::regex_search(ptx.substr(ptx.find("vote.sync.all.pred")), carried_max));
+    }
   }
 }
 

@@ -214,7 +214,9 @@ class Emitter {
   std::string from_writer(const std::string& value);
   /// Warp 0: loads this lane's slots (one register of each class a slot; the identities past the
   /// group), 16 slots a lane at a time, and hands each chunk to `body` in slot order with the
-  /// predicates of the slots that may lie past the group ("" where none can).
+  /// predicates of the slots that may lie past the group ("" where none can). Past 16 slots a lane
+  /// the chunks are the steps of a loop, emitted once: `body` must leave what it accumulates in
+  /// registers it updates in place.
   using SlotChunkBody = std::function<void(const std::vector<Regs>& values, const std::vector<std::string>& valid)>;
   void group_slot_chunks(const GroupSet& s, const std::vector<RegClass>& classes,
                          const std::vector<std::string>& identities, const SlotChunkBody& body);

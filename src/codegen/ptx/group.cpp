@@ -188,12 +188,15 @@ void Emitter::group_reduce_op(const ir::Op& op) {
   const std::string done = code_.label();
   code_.ins(fmt::format("@!{} bra.uni {}", thread_predicate("lt", 32), done));  // uniform in each warp
   group_wait(s, from_writer(before));
-  std::string part = code_.imm(acc_c, none);
+  const std::string part = code_.imm(acc_c, none);  // updated in place: chunks may be a loop's steps
   group_slot_chunks(s, {acc_c}, {none}, [&](const std::vector<Regs>& values, const std::vector<std::string>&) {
-    for (const Regs& v : values) part = binary(combine, acc_t, part, v[0]);
+    std::string folded = part;
+    for (const Regs& v : values) folded = binary(combine, acc_t, folded, v[0]);
+    code_.ins(fmt::format("mov.{} {}, {}", mov_type(acc_c), part, folded));
   });
-  part = warp_butterfly(combine, acc_t, part);
-  code_.ins(fmt::format("@{} st.shared.{} [tj_group_result], {}", thread_predicate("eq", 0), mov_type(acc_c), part));
+  const std::string result_part = warp_butterfly(combine, acc_t, part);
+  code_.ins(
+      fmt::format("@{} st.shared.{} [tj_group_result], {}", thread_predicate("eq", 0), mov_type(acc_c), result_part));
   code_.place(done);
   code_.ins("bar.sync 0");
   const std::string result = code_.reg(acc_c);
@@ -253,15 +256,19 @@ void Emitter::group_softmax_stats_op(const ir::Op& op) {
   const int per_lane = (group_size_ + 31) / 32;
   std::vector<Regs> kept;  // up to 16 slots a lane are loaded once, for both passes
   std::vector<std::string> kept_valid;
-  std::string row_max = code_.imm(RegClass::f32, no_pair[0]);
+  // The partial max and sum are updated in place: chunks may be a loop's steps.
+  const std::string part_max = code_.imm(RegClass::f32, no_pair[0]);
   auto fold_max = [&](const std::vector<Regs>& values, const std::vector<std::string>& valid) {
-    for (const Regs& v : values) row_max = binary(ir::OpKind::maximum, DType::f32, row_max, v[0]);
+    std::string folded = part_max;
+    for (const Regs& v : values) folded = binary(ir::OpKind::maximum, DType::f32, folded, v[0]);
+    code_.ins(fmt::format("mov.f32 {}, {}", part_max, folded));
     if (per_lane <= kSlotsPerLaneChunk) kept = values, kept_valid = valid;
   };
   group_slot_chunks(s, pair_classes, no_pair, fold_max);
-  row_max = warp_butterfly(ir::OpKind::maximum, DType::f32, row_max);
-  std::string row_sum = code_.imm(RegClass::f32, "0f00000000");
+  const std::string row_max = warp_butterfly(ir::OpKind::maximum, DType::f32, part_max);
+  const std::string part_sum = code_.imm(RegClass::f32, "0f00000000");
   auto fold_sum = [&](const std::vector<Regs>& values, const std::vector<std::string>& valid) {
+    std::string folded = part_sum;
     for (std::size_t k = 0; k < values.size(); ++k) {
       std::string term = binary(ir::OpKind::mul, DType::f32, values[k][1],
                                 exp_f32(code_, binary(ir::OpKind::sub, DType::f32, values[k][0], row_max)));
@@ -270,12 +277,13 @@ void Emitter::group_softmax_stats_op(const ir::Op& op) {
         code_.ins(fmt::format("selp.f32 {}, {}, 0f00000000, {}", kept_term, term, valid[k]));
         term = kept_term;
       }
-      row_sum = binary(ir::OpKind::add, DType::f32, row_sum, term);
+      folded = binary(ir::OpKind::add, DType::f32, folded, term);
     }
+    code_.ins(fmt::format("mov.f32 {}, {}", part_sum, folded));
   };
   if (per_lane <= kSlotsPerLaneChunk) fold_sum(kept, kept_valid);
   else group_slot_chunks(s, pair_classes, no_pair, fold_sum);
-  row_sum = warp_butterfly(ir::OpKind::add, DType::f32, row_sum);
+  const std::string row_sum = warp_butterfly(ir::OpKind::add, DType::f32, part_sum);
   code_.ins(
       fmt::format("@{} st.shared.v2.f32 [tj_group_result], {{{}, {}}}", thread_predicate("eq", 0), row_max, row_sum));
   code_.place(done);
