@@ -122,8 +122,8 @@ TEST_CASE("persistent_grid gives whole clusters for a cluster kernel") {
 
 TEST_CASE("group reductions combine one value per program across each group, and leave the barriers zeroed") {
   const std::int64_t block = 64, rows = 5;
-  for (std::int64_t group : {1, 2, 3, 16, 40}) {
-    for (std::int64_t n_groups : {1, 2}) {  // 2: groups loop over 3 or 2 rows
+  for (std::int64_t group : {1, 2, 3, 16, 40, 600}) {  // 600: slots read in chunks of 16 a lane
+    for (std::int64_t n_groups : {1, 2}) {             // 2: groups loop over 3 or 2 rows
       CAPTURE(group);
       CAPTURE(n_groups);
       const std::int64_t cols = group * block - 21;  // a masked tail in the last program
