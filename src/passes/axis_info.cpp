@@ -1,6 +1,7 @@
 #include "passes/axis_info.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 namespace tilejit::passes {
@@ -65,8 +66,27 @@ class Analyzer {
         loop(op);
         continue;
       }
-      if (op.results.size() == 1) info_.set(op.results[0], facts(op));
+      if (op.results.size() == 1) {
+        info_.set(op.results[0], facts(op));
+        remember_constant(op);
+      }
     }
+  }
+
+  // Integer constants and their splats and broadcasts, for the shifts' amounts.
+  void remember_constant(const ir::Op& op) {
+    if (op.kind == ir::OpKind::constant && !is_float(op.attrs.dtype)) {
+      constants_[op.results[0]] = op.attrs.int_value;
+    } else if (op.kind == ir::OpKind::splat || op.kind == ir::OpKind::broadcast) {
+      if (auto it = constants_.find(op.operands[0]); it != constants_.end()) constants_[op.results[0]] = it->second;
+    }
+  }
+
+  // The amount of a shift when it is a constant within the type's width, else -1.
+  int shift_amount(const ir::Op& op) const {
+    auto it = constants_.find(op.operands[1]);
+    const int bits = f_.type(op.results[0]).elem == DType::i64 ? 64 : 32;
+    return it != constants_.end() && it->second >= 0 && it->second < bits ? static_cast<int>(it->second) : -1;
   }
 
   // A loop's carried values hold what both their initial values and every yielded value hold.
@@ -171,6 +191,17 @@ class Analyzer {
           out.divisibility[d] = std::min(kMax, element_divisibility(a(), d) * element_divisibility(b(), d));
         }
         return out;
+      case ir::OpKind::shl:
+      case ir::OpKind::shr:
+        // By a constant k: x << k is x * 2^k; x >> k (arithmetic) keeps what divides x beyond 2^k.
+        elementwise_constancy(op, n, out);
+        if (const int k = shift_amount(op); k >= 0)
+          for (int d = 0; d < std::max(n, 1); ++d) {
+            const std::int64_t x = element_divisibility(a(), d);
+            out.divisibility[d] = op.kind == ir::OpKind::shl ? (k >= 30 ? kMax : std::min(kMax, x << k))
+                                                             : std::max<std::int64_t>(1, x == kMax ? kMax : x >> k);
+          }
+        return out;
       case ir::OpKind::cmp_lt:
       case ir::OpKind::cmp_le:
       case ir::OpKind::cmp_gt:
@@ -236,6 +267,7 @@ class Analyzer {
 
   const ir::Function& f_;
   AxisInfo info_;
+  std::unordered_map<ir::ValueId, std::int64_t> constants_;
 };
 
 }  // namespace

@@ -167,3 +167,35 @@ TEST_CASE("a loop-carried offset that stays a multiple of 16 keeps 16-byte acces
     CHECK(skewed.vector_stores == 0);
   }
 }
+
+namespace {
+
+// Each program copies BLOCK elements from (program_id << SHIFT) >> DOWN: a block start built by
+// shifts instead of a product.
+void shifted_copy_kernel(tl::Ptr out, tl::Ptr in, tl::Constexpr SHIFT, tl::Constexpr DOWN, tl::Constexpr BLOCK) {
+  auto start = (tl::program_id(0) << SHIFT.value) >> DOWN.value;
+  auto offs = start + tl::arange(0, BLOCK);
+  tl::store(out + offs, tl::load(in + offs));
+}
+
+}  // namespace
+
+TEST_CASE("a block start made by constant shifts keeps the vector accesses its multiple allows") {
+  // (pid << 10) >> 8 is a multiple of 4 f32 elements, 16 bytes; (pid << 10) >> 9 only of 2.
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Constexpr, tl::Constexpr, tl::Constexpr> k(
+      "shifted_copy", shifted_copy_kernel, {"out", "in", "SHIFT", "DOWN", "BLOCK"});
+  for (GpuCodegen codegen : {GpuCodegen::cuda, GpuCodegen::ptx}) {
+    CAPTURE(codegen == GpuCodegen::cuda ? "cuda" : "ptx");
+    auto ptx = [&](std::int64_t down) -> const std::string& {
+      return k
+          .compile({Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 10, down, 512}, sm90_options(codegen))
+          .stage("ptx");
+    };
+    check_all_vector(count_accesses(ptx(8)));
+    CHECK(ptx(8).find("ld.global.v4") != std::string::npos);
+    // Two elements: 8-byte accesses, no 16-byte ones. (Before shifts had facts, neither.)
+    check_all_vector(count_accesses(ptx(9)));
+    CHECK(ptx(9).find("ld.global.v4") == std::string::npos);
+    CHECK(ptx(9).find("ld.global.v2") != std::string::npos);
+  }
+}
