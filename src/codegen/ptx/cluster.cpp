@@ -65,14 +65,26 @@ void Emitter::cluster_prologue() {
   code_.ins("barrier.cluster.wait.aligned");
 }
 
+// A cluster or group of one program: its own value, or its own pair (NaN for an all -inf row,
+// as with more programs). Returns false for larger sets.
+bool Emitter::exchange_of_one(const ir::Op& op, int programs) {
+  if (programs > 1) return false;
+  if (op.attrs.reduce != ir::ReduceKind::softmax_stats) {
+    scalars_[op.results[0]] = scalar(op.operands[0]);
+    return true;
+  }
+  const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
+  scalars_[op.results[0]] = m;
+  scalars_[op.results[1]] =
+      binary(ir::OpKind::mul, DType::f32, s, exp_f32(code_, binary(ir::OpKind::sub, DType::f32, m, m)));
+  return true;
+}
+
 void Emitter::cluster_reduce_op(const ir::Op& op) {
+  if (exchange_of_one(op, cluster_size_)) return;
   if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return cluster_softmax_stats_op(op);
   ir::ValueId src = op.operands[0], res = op.results[0];
   const DType t = type(src).elem;
-  if (cluster_size_ <= 1) {  // a cluster of one: the value itself
-    scalars_[res] = scalar(src);
-    return;
-  }
   const DType acc_t = t == DType::f16 || t == DType::bf16 ? DType::f32 : t;
   const std::vector<std::string> values = cluster_exchange({to_compute(t, scalar(src))}, acc_t);
   std::string acc = values[0];
@@ -85,12 +97,6 @@ void Emitter::cluster_reduce_op(const ir::Op& op) {
 // sum of sum * exp(max - M) (the accurate exp: 2 ulp).
 void Emitter::cluster_softmax_stats_op(const ir::Op& op) {
   const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
-  if (cluster_size_ <= 1) {  // its own pair, NaN for an all -inf row as with more
-    scalars_[op.results[0]] = m;
-    scalars_[op.results[1]] =
-        binary(ir::OpKind::mul, DType::f32, s, exp_f32(code_, binary(ir::OpKind::sub, DType::f32, m, m)));
-    return;
-  }
   const std::vector<std::string> pairs = cluster_exchange({m, s}, DType::f32);
   std::string row_max = pairs[0];
   for (int r = 1; r < cluster_size_; ++r)

@@ -181,6 +181,9 @@ class Emitter {
     bool slow = false;
   };
   // ---- cluster reductions (cluster.cpp) ----
+  /// A whole exchange over a cluster or group of one program: its own value, or for softmax
+  /// stats its own pair. Returns false, emitting nothing, for larger sets.
+  bool exchange_of_one(const ir::Op& op, int programs);
   void cluster_reduce_op(const ir::Op& op);
   void cluster_softmax_stats_op(const ir::Op& op);
   /// Thread 0 sends `mine` (compute-type registers of `acc_t`, one block's slot: 8 bytes at

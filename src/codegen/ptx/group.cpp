@@ -166,13 +166,11 @@ void Emitter::group_slot_chunks(const GroupSet& s, const std::vector<RegClass>& 
 }
 
 void Emitter::group_reduce_op(const ir::Op& op) {
+  // A split exchange goes through the workspace even in a group of one.
+  if (op.attrs.phase == ir::ExchangePhase::whole && exchange_of_one(op, group_size_)) return;
   if (op.attrs.reduce == ir::ReduceKind::softmax_stats) return group_softmax_stats_op(op);
   ir::ValueId src = op.operands[0], res = op.results[0];
   const DType t = type(src).elem;
-  if (group_size_ <= 1) {  // a group of one: the value itself
-    scalars_[res] = scalar(src);
-    return;
-  }
   const DType acc_t = t == DType::f16 || t == DType::bf16 ? DType::f32 : t;
   const RegClass acc_c = reg_class(acc_t);
   const std::string none = identity(op.attrs.reduce, acc_t);
@@ -209,13 +207,6 @@ void Emitter::group_reduce_op(const ir::Op& op) {
 // into start (publish and arrive; the result is the set, the ticket) and finish (wait, combine).
 void Emitter::group_softmax_stats_op(const ir::Op& op) {
   const ir::ExchangePhase phase = op.attrs.phase;
-  if (phase == ir::ExchangePhase::whole && group_size_ <= 1) {  // its own pair, NaN for an all -inf row
-    const std::string m = scalar(op.operands[0]), s = scalar(op.operands[1]);
-    scalars_[op.results[0]] = m;
-    scalars_[op.results[1]] =
-        binary(ir::OpKind::mul, DType::f32, s, exp_f32(code_, binary(ir::OpKind::sub, DType::f32, m, m)));
-    return;
-  }
   std::string set;
   if (phase == ir::ExchangePhase::finish) {
     set = scalar(op.operands[0]);
