@@ -316,6 +316,25 @@ Tensor log(const Operand& x) { return float_math(OpKind::log, "log", x); }
 Tensor log2(const Operand& x) { return float_math(OpKind::log2, "log2", x); }
 Tensor sqrt(const Operand& x) { return float_math(OpKind::sqrt, "sqrt", x); }
 Tensor rsqrt(const Operand& x) { return float_math(OpKind::rsqrt, "rsqrt", x); }
+Tensor sin(const Operand& x) { return float_math(OpKind::sin, "sin", x); }
+Tensor cos(const Operand& x) { return float_math(OpKind::cos, "cos", x); }
+Tensor tanh(const Operand& x) { return float_math(OpKind::tanh, "tanh", x); }
+Tensor erf(const Operand& x) { return float_math(OpKind::erf, "erf", x); }
+Tensor floor(const Operand& x) { return float_math(OpKind::floor, "floor", x); }
+Tensor ceil(const Operand& x) { return float_math(OpKind::ceil, "ceil", x); }
+
+// Each step in f32 (or f64) so a 16-bit x is rounded once, at the end, not after every step.
+Tensor sigmoid(const Operand& x) {
+  Tracer& tr = tracer(x);
+  int v = float_operand(tr, "sigmoid", x);
+  const DType t = tr.type(v).elem;
+  const bool narrow = t == DType::f16 || t == DType::bf16;
+  const Tensor wide = tr.make(narrow ? detail::cast_value(tr, v, DType::f32, x.loc()) : v);
+  const Tensor e = exp(Operand(-Operand(wide, x.loc()), x.loc()));
+  const Tensor one_plus = Operand(e, x.loc()) + Operand(1.0, x.loc());
+  const Tensor s = Operand(1.0, x.loc()) / Operand(one_plus, x.loc());
+  return narrow ? tr.make(detail::cast_value(tr, detail::value_of(tr, Operand(s, x.loc())), t, x.loc())) : s;
+}
 
 Tensor abs(const Operand& x) {
   Tracer& tr = tracer(x);

@@ -205,6 +205,17 @@ Tensor log(const Operand& x);
 Tensor log2(const Operand& x);
 Tensor sqrt(const Operand& x);
 Tensor rsqrt(const Operand& x);
+/// sin and cos: within 2 ulp for every f32 argument (large ones reduced exactly, not approximated).
+Tensor sin(const Operand& x);
+Tensor cos(const Operand& x);
+Tensor tanh(const Operand& x);
+/// The error function, as in GELU: x * 0.5 * (1 + erf(x / sqrt(2))).
+Tensor erf(const Operand& x);
+/// 1 / (1 + e^-x), computed in f32 (f64 for f64 input) and rounded once to x's type.
+Tensor sigmoid(const Operand& x);
+/// Round toward -inf and +inf; results keep x's floating-point type (convert for an integer).
+Tensor floor(const Operand& x);
+Tensor ceil(const Operand& x);
 Tensor abs(const Operand& x);
 /// a * b + c rounded once (fma.rn on the GPU, llvm.fma on the CPU), for f32 or f64 operands
 /// (literals adapt; 16-bit values must be converted first). Neither compiler splits it or folds

@@ -15,7 +15,26 @@ namespace tl = tilejit::tl;
 
 namespace {
 
-enum Unary { kExp, kExpFast, kExp2, kExp2Fast, kLog, kLog2, kSqrt, kRsqrt, kAbs, kNeg, kNumUnary };
+enum Unary {
+  kExp,
+  kExpFast,
+  kExp2,
+  kExp2Fast,
+  kLog,
+  kLog2,
+  kSqrt,
+  kRsqrt,
+  kAbs,
+  kNeg,
+  kSin,
+  kCos,
+  kTanh,
+  kErf,
+  kSigmoid,
+  kFloor,
+  kCeil,
+  kNumUnary
+};
 enum Binary { kAdd, kSub, kMul, kDiv, kMax, kMin, kWhereLess, kNumBinary };
 
 // y[i] = op(x[i]) over a 2-D block [R, C] (R == 1 exercises the 1-D-like path via a row).
@@ -36,6 +55,15 @@ void unary_kernel(tl::Ptr y, tl::Ptr x, tl::Int n, tl::Constexpr OP, tl::Constex
     case kRsqrt: r = tl::rsqrt(v); break;
     case kAbs: r = tl::abs(v); break;
     case kNeg: r = -v; break;
+    // The trigonometric and sigmoid arguments are moved to [-3.3, 6.7]; tanh and erf to
+    // [-1.7, 3.3], where their results are not all 1; floor and ceil see fractions.
+    case kSin: r = tl::sin(v * 0.5f - 3.3f); break;
+    case kCos: r = tl::cos(v * 0.5f - 3.3f); break;
+    case kTanh: r = tl::tanh(v * 0.25f - 1.7f); break;
+    case kErf: r = tl::erf(v * 0.25f - 1.7f); break;
+    case kSigmoid: r = tl::sigmoid(v * 0.5f - 3.3f); break;
+    case kFloor: r = tl::floor(v - 10.f); break;
+    case kCeil: r = tl::ceil(v - 10.f); break;
   }
   tl::store(y + offs, r, mask);
 }
@@ -99,6 +127,9 @@ void chunk_sum_kernel(tl::Ptr out, tl::Ptr x, tl::Int n, tl::Constexpr BLOCK) {
   tl::store(out + 1, tl::sum(count, 0).to(DType::f32));
 }
 
+// s * x - shift as the kernels compute it, in f32 (s * x is exact: s is a power of two).
+float affine(double x, float s, float shift) { return static_cast<float>(x) * s - shift; }
+
 double rel_diff(double got, double want) {
   if (std::isnan(want)) return std::isnan(got) ? 0 : INFINITY;
   double scale = std::max(1e-30, std::fabs(want));
@@ -113,12 +144,23 @@ TEST_CASE("unary math ops on 2-D blocks") {
   auto x = random_floats(n, 0.01f, 20.f, 3);
   Buffer bx = buffer(DType::f32, n), by = buffer(DType::f32, n);
   bx.upload(x);
-  std::function<double(double)> ref[] = {
-      [](double v) { return std::exp(v); },  [](double v) { return std::exp(v); },
-      [](double v) { return std::exp2(v); }, [](double v) { return std::exp2(v); },
-      [](double v) { return std::log(v); },  [](double v) { return std::log2(v); },
-      [](double v) { return std::sqrt(v); }, [](double v) { return 1 / std::sqrt(v); },
-      [](double v) { return std::fabs(v); }, [](double v) { return -v; }};
+  std::function<double(double)> ref[] = {[](double v) { return std::exp(v); },
+                                         [](double v) { return std::exp(v); },
+                                         [](double v) { return std::exp2(v); },
+                                         [](double v) { return std::exp2(v); },
+                                         [](double v) { return std::log(v); },
+                                         [](double v) { return std::log2(v); },
+                                         [](double v) { return std::sqrt(v); },
+                                         [](double v) { return 1 / std::sqrt(v); },
+                                         [](double v) { return std::fabs(v); },
+                                         [](double v) { return -v; },
+                                         [](double v) { return std::sin(affine(v, 0.5f, 3.3f)); },
+                                         [](double v) { return std::cos(affine(v, 0.5f, 3.3f)); },
+                                         [](double v) { return std::tanh(affine(v, 0.25f, 1.7f)); },
+                                         [](double v) { return std::erf(affine(v, 0.25f, 1.7f)); },
+                                         [](double v) { return 1 / (1 + std::exp(-affine(v, 0.5f, 3.3f))); },
+                                         [](double v) { return std::floor(affine(v, 1.f, 10.f)); },
+                                         [](double v) { return std::ceil(affine(v, 1.f, 10.f)); }};
   for (int op = 0; op < kNumUnary; ++op)
     for (auto [R, C] : {std::pair<int, int>{1, 1024}, {8, 128}, {32, 32}}) {
       CAPTURE(op);

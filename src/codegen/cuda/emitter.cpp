@@ -384,6 +384,12 @@ std::string Emitter::elementwise(const ir::Op& op, const std::vector<std::string
     case ir::OpKind::log2: return math("log2f", "log2");
     case ir::OpKind::sqrt: return math("sqrtf", "sqrt");
     case ir::OpKind::rsqrt: return math("rsqrtf", "rsqrt");
+    case ir::OpKind::sin: return math("sinf", "sin");
+    case ir::OpKind::cos: return math("cosf", "cos");
+    case ir::OpKind::tanh: return math("tanhf", "tanh");
+    case ir::OpKind::erf: return math("erff", "erf");
+    case ir::OpKind::floor: return math("floorf", "floor");
+    case ir::OpKind::ceil: return math("ceilf", "ceil");
     case ir::OpKind::abs:
       if (is_float(in)) return math("fabsf", "fabs");
       return fmt::format("({0} < 0 ? -{0} : {0})", c(0));

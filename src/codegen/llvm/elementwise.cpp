@@ -13,6 +13,18 @@ llvm::Value* Lowering::math(llvm::Intrinsic::ID id, llvm::Value* x) {
   return b_.CreateIntrinsic(id, {x->getType()}, {x});
 }
 
+// A C library function of one float argument, called once per element of a vector.
+llvm::Value* Lowering::libm_call(const char* f32_name, const char* f64_name, llvm::Value* x) {
+  llvm::Type* elem = x->getType()->getScalarType();
+  auto callee = module_->getOrInsertFunction(elem->isDoubleTy() ? f64_name : f32_name, elem, elem);
+  auto* vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+  if (!vec) return b_.CreateCall(callee, {x});
+  llvm::Value* r = llvm::PoisonValue::get(vec);
+  for (unsigned i = 0; i < vec->getNumElements(); ++i)
+    r = b_.CreateInsertElement(r, b_.CreateCall(callee, {b_.CreateExtractElement(x, i)}), i);
+  return r;
+}
+
 // (a != a || a > b) ? a : b, and the same with < for the minimum: NaN in either operand wins.
 llvm::Value* Lowering::nan_max(llvm::Value* a, llvm::Value* b, bool is_max) {
   llvm::Value* a_nan = b_.CreateFCmpUNO(a, a);
@@ -127,6 +139,13 @@ llvm::Value* Lowering::apply(const ir::Op& op, const std::vector<llvm::Value*>& 
       llvm::Value* x = c(0);
       return from_compute(in, b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), math(llvm::Intrinsic::sqrt, x)));
     }
+    case ir::OpKind::sin: return from_compute(in, math(llvm::Intrinsic::sin, c(0)));
+    case ir::OpKind::cos: return from_compute(in, math(llvm::Intrinsic::cos, c(0)));
+    case ir::OpKind::floor: return from_compute(in, math(llvm::Intrinsic::floor, c(0)));
+    case ir::OpKind::ceil: return from_compute(in, math(llvm::Intrinsic::ceil, c(0)));
+    // No LLVM 19 target lowers llvm.tanh or has an erf intrinsic: the C library's, per element.
+    case ir::OpKind::tanh: return from_compute(in, libm_call("tanhf", "tanh", c(0)));
+    case ir::OpKind::erf: return from_compute(in, libm_call("erff", "erf", c(0)));
     case ir::OpKind::abs: {
       if (is_float(in)) return from_compute(in, math(llvm::Intrinsic::fabs, c(0)));
       llvm::Value* x = args[0];

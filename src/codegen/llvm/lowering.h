@@ -82,6 +82,7 @@ class Lowering {
   llvm::Constant* reduce_identity(ir::ReduceKind k, DType t, llvm::Type* acc_type);
   llvm::Value* horizontal(ir::ReduceKind k, bool is_float, llvm::Value* vec);
   llvm::Value* math(llvm::Intrinsic::ID id, llvm::Value* x);
+  llvm::Value* libm_call(const char* f32_name, const char* f64_name, llvm::Value* x);
   /// e^x or 2^x of f32 scalars or vectors, inline (exp.cpp).
   llvm::Value* exp_f32(llvm::Value* x, bool base2);
 

@@ -308,6 +308,14 @@ std::string Emitter::unary(ir::OpKind k, DType t, const std::string& a0) {
     case ir::OpKind::sqrt:
       if (c == DType::f64) return simple("sqrt.rn.f64");
       break;
+    // Rounding to an integral value is exact, in f32 and f64 alike (sin, cos, tanh and erf are
+    // left to NVRTC's libdevice).
+    case ir::OpKind::floor:
+      if (fp) return simple(fmt::format("cvt.rmi.{0}.{0}", arith_type(c)));
+      break;
+    case ir::OpKind::ceil:
+      if (fp) return simple(fmt::format("cvt.rpi.{0}.{0}", arith_type(c)));
+      break;
     default: break;
   }
   if (c != DType::f32) unsupported(k, t);  // f64 exp, log, rsqrt... (and math on integers)
