@@ -425,22 +425,9 @@ void store_impl(const Operand& ptrs, const Operand& value, const Operand* mask, 
   int v = detail::value_of(tr, value);
   if (tr.type(v).is_ptr) throw UserError("store: storing pointers is not supported", value.loc());
   int m = ir::kNoValue;
-  if (mask) m = mask_operand(tr, *mask, "store");
-  // Value and mask broadcast to the pointers' shape, never the other way: widening the
-  // pointers would write one address from several lanes, a race whose winner is unspecified.
-  const ir::Shape& shape = tr.type(p).shape;
-  auto check_fits = [&](int x, const char* what, const std::source_location& loc) {
-    if (detail::broadcast_shapes(tr, p, x, loc) != shape)
-      throw UserError(fmt::format("store: the {0} {1} does not fit the pointers {2}: a store writes each address "
-                                  "once, so the {0} must broadcast to the pointers' shape (give the pointers the "
-                                  "{0}'s shape, e.g. with x(tl::all, tl::newaxis))",
-                                  what, describe(tr, x), describe(tr, p)),
-                      loc);
-  };
-  check_fits(v, "value", value.loc());
-  if (m != ir::kNoValue) check_fits(m, "mask", mask->loc());
-  v = broadcast_value(tr, detail::cast_value(tr, v, tr.type(p).elem, value.loc()), shape, value.loc());
-  if (m != ir::kNoValue) m = broadcast_value(tr, m, shape, mask->loc());
+  if (mask) m = detail::fitted_to_pointers(tr, p, mask_operand(tr, *mask, "store"), "store", "mask", mask->loc());
+  v = detail::fitted_to_pointers(tr, p, detail::cast_value(tr, v, tr.type(p).elem, value.loc()), "store", "value",
+                                 value.loc());
   tr.at(ptrs.loc()).store(p, v, m, eviction);
 }
 

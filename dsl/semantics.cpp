@@ -179,6 +179,17 @@ int pointer_operand(Tracer& tr, const Operand& ptrs, const char* what) {
   return tr.read(ptrs.tensor(), ptrs.loc());
 }
 
+int fitted_to_pointers(Tracer& tr, int ptrs, int x, const char* op, const char* what, const std::source_location& loc) {
+  const ir::Shape& shape = tr.type(ptrs).shape;
+  if (broadcast_shapes(tr, ptrs, x, loc) != shape)
+    throw UserError(fmt::format("{0}: the {1} {2} does not fit the pointers {3}: a {0} reaches each address once, "
+                                "so the {1} must broadcast to the pointers' shape (give the pointers the {1}'s "
+                                "shape, e.g. with x(tl::all, tl::newaxis))",
+                                op, what, describe(tr, x), describe(tr, ptrs)),
+                    loc);
+  return broadcast_value(tr, x, shape, loc);
+}
+
 int mask_operand(Tracer& tr, const Operand& mask, const char* what) {
   int m = value_of(tr, mask);
   if (!tr.type(m).is_bool())

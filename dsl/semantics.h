@@ -43,5 +43,9 @@ bool is_pointer(Tracer& tr, const Operand& o);
 /// The value of `ptrs` (pointers) and of `mask` (booleans) for op `what`; UserError otherwise.
 int pointer_operand(Tracer& tr, const Operand& ptrs, const char* what);
 int mask_operand(Tracer& tr, const Operand& mask, const char* what);
+/// `x` (the `what` of op `op`: its value or mask) broadcast to the pointers' shape. Never the
+/// other way: widened pointers would reach one address from several lanes, in an unspecified
+/// order. UserError otherwise.
+int fitted_to_pointers(Tracer& tr, int ptrs, int x, const char* op, const char* what, const std::source_location& loc);
 
 }  // namespace tilejit::tl::detail

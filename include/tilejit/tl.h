@@ -244,6 +244,32 @@ void store(const Operand& ptrs, const Operand& value, const Operand& mask);
 /// With an L2 eviction hint: Eviction::first for outputs nothing reads back soon.
 void store(const Operand& ptrs, const Operand& value, const Operand& mask, Eviction eviction);
 
+// ---- atomics ----
+/// Atomic read-modify-write of each element `ptrs` points at, where `mask` is set; returns what
+/// memory held before (0 where the mask is off). `value` and `mask` broadcast to the pointers'
+/// shape; `value` converts to their element type: i32, i64, f32 or f64 (and/or/xor: integers).
+/// Ordering as Triton's default: acquire-release at device scope, so a program that sees
+/// another's update also sees the stores that program made before it. f32/f64 max and min
+/// compare as numbers (-0 below +0); which of a NaN and a number wins is unspecified.
+Tensor atomic_add(const Operand& ptrs, const Operand& value);
+Tensor atomic_add(const Operand& ptrs, const Operand& value, const Operand& mask);
+Tensor atomic_max(const Operand& ptrs, const Operand& value);
+Tensor atomic_max(const Operand& ptrs, const Operand& value, const Operand& mask);
+Tensor atomic_min(const Operand& ptrs, const Operand& value);
+Tensor atomic_min(const Operand& ptrs, const Operand& value, const Operand& mask);
+Tensor atomic_and(const Operand& ptrs, const Operand& value);
+Tensor atomic_and(const Operand& ptrs, const Operand& value, const Operand& mask);
+Tensor atomic_or(const Operand& ptrs, const Operand& value);
+Tensor atomic_or(const Operand& ptrs, const Operand& value, const Operand& mask);
+Tensor atomic_xor(const Operand& ptrs, const Operand& value);
+Tensor atomic_xor(const Operand& ptrs, const Operand& value, const Operand& mask);
+/// Exchange: writes `value`, returns the old values.
+Tensor atomic_xchg(const Operand& ptrs, const Operand& value);
+Tensor atomic_xchg(const Operand& ptrs, const Operand& value, const Operand& mask);
+/// Compare-and-swap: where memory holds `expected` (floats: the same bits) it becomes `value`;
+/// returns the old values, so the swap happened where they equal `expected`.
+Tensor atomic_cas(const Operand& ptrs, const Operand& expected, const Operand& value);
+
 // ---- blocks kept on chip ----
 /// `slots` blocks of `shape` elements of `dtype` in shared memory, private to each program (a
 /// thread block on the GPU; the CPU backend keeps them beside the program's other values). A

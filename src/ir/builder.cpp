@@ -139,6 +139,18 @@ void Builder::store(ValueId ptr, ValueId value, ValueId mask, Eviction eviction)
   region_->ops.push_back(std::move(op));
 }
 
+ValueId Builder::atomic(AtomicKind k, ValueId ptr, ValueId value, ValueId compare, ValueId mask) {
+  Op op{OpKind::atomic, {ptr}, {}, {}, {}, {}};
+  op.attrs.atomic = k;
+  if (compare != kNoValue) op.operands.push_back(compare);
+  op.operands.push_back(value);
+  if (mask != kNoValue) {
+    op.operands.push_back(mask);
+    op.attrs.has_mask = true;
+  }
+  return single(std::move(op));
+}
+
 ValueId Builder::reduce(ValueId v, int axis, ReduceKind k) {
   Op op{OpKind::reduce, {v}, {}, {}, {}, {}};
   op.attrs.axis = axis;

@@ -39,6 +39,9 @@ class Builder {
   ValueId addptr(ValueId ptr, ValueId offset);
   ValueId load(ValueId ptr, ValueId mask = kNoValue, ValueId other = kNoValue, Eviction eviction = Eviction::normal);
   void store(ValueId ptr, ValueId value, ValueId mask = kNoValue, Eviction eviction = Eviction::normal);
+  /// The atomic update `k` of each element `ptr` points at (where `mask` is set); returns the
+  /// old values. `compare` is cas's expected value (kNoValue otherwise); cas takes no mask.
+  ValueId atomic(AtomicKind k, ValueId ptr, ValueId value, ValueId compare = kNoValue, ValueId mask = kNoValue);
   ValueId reduce(ValueId v, int axis, ReduceKind k);
   /// The reduction of scalar `v` over the `cluster_size` programs of this program's cluster.
   ValueId cluster_reduce(ValueId v, int cluster_size, ReduceKind k);

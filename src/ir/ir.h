@@ -43,6 +43,20 @@ const char* reduce_name(ReduceKind k);
 enum class ExchangePhase { whole, start, finish };
 const char* phase_name(ExchangePhase p);
 
+/// What an atomic op does to each element (the memory's old value is its result): add, max and
+/// min (f32/f64 through the integer order of their bits, as CUDA code does), bitwise and/or/
+/// xor, exchange, and compare-and-swap (operands: pointers, the expected value, the new value;
+/// floats compared by their bits). Acquire-release ordering, device scope, as Triton's default.
+enum class AtomicKind { add, max, min, bit_and, bit_or, bit_xor, xchg, cas };
+const char* atomic_name(AtomicKind k);
+
+/// Operand positions of an atomic op: pointers, [expected value (cas)], value, [mask].
+struct AtomicOperands {
+  int value, compare = -1, mask = -1;
+};
+struct Op;
+AtomicOperands atomic_operands(const Op& op);
+
 /// Where an op came from in the user's C++ source.
 struct SourceLoc {
   std::string file;
@@ -65,6 +79,7 @@ struct OpAttrs {
   bool has_other = false;                      // load
   Eviction eviction = Eviction::normal;        // load/store: L2 hint
   bool flush_subnormals = false;               // exp2: results below 2^-126 may be zero (tl::exp_fast)
+  AtomicKind atomic = AtomicKind::add;         // atomic
 };
 
 struct Op;

@@ -99,8 +99,15 @@ class Printer {
       std::string opname = op_name(op.kind);
       if (op.kind == OpKind::reduce || op.kind == OpKind::cluster_reduce || op.kind == OpKind::group_reduce)
         opname += std::string(".") + reduce_name(op.attrs.reduce);
+      if (op.kind == OpKind::atomic) opname += std::string(".") + atomic_name(op.attrs.atomic);
       std::vector<std::string> parts;
-      if (op.kind == OpKind::load || op.kind == OpKind::store) {
+      if (op.kind == OpKind::atomic) {
+        const AtomicOperands at = atomic_operands(op);
+        parts.push_back(name(op.operands[0]));
+        if (at.compare >= 0) parts.push_back("cmp=" + name(op.operands[static_cast<std::size_t>(at.compare)]));
+        parts.push_back(name(op.operands[static_cast<std::size_t>(at.value)]));
+        if (at.mask >= 0) parts.push_back("mask=" + name(op.operands[static_cast<std::size_t>(at.mask)]));
+      } else if (op.kind == OpKind::load || op.kind == OpKind::store) {
         std::size_t plain = op.kind == OpKind::load ? 1 : 2;
         for (std::size_t i = 0; i < plain; ++i) parts.push_back(name(op.operands[i]));
         if (op.attrs.has_mask) parts.push_back("mask=" + name(op.operands[plain]));

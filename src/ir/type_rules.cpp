@@ -191,6 +191,27 @@ std::vector<Type> infer_result_types(const Function& f, const Op& op) {
     if (op.attrs.has_mask && (!t(2).is_bool() || t(2).shape != t(0).shape)) fail(op, "bad mask");
     return {};
   }
+  if (op.kind == OpKind::atomic) {
+    const bool cas = op.attrs.atomic == AtomicKind::cas;
+    if (cas && op.attrs.has_mask) fail(op, "compare-and-swap takes no mask");
+    expect_operands(op, 2 + (cas || op.attrs.has_mask));
+    if (!t(0).is_ptr) fail(op, "an atomic needs pointers");
+    Type value = t(0);
+    value.is_ptr = false;
+    const AtomicOperands at = atomic_operands(op);
+    for (int i : {at.value, at.compare})
+      if (i >= 0 && t(static_cast<std::size_t>(i)) != value)
+        fail(op,
+             fmt::format("operand {} does not match {}", to_string(t(static_cast<std::size_t>(i))), to_string(t(0))));
+    if (at.mask >= 0 && (!t(2).is_bool() || t(2).shape != t(0).shape)) fail(op, "bad mask");
+    const DType e = value.elem;
+    const bool wide_int = e == DType::i32 || e == DType::i64, wide_float = e == DType::f32 || e == DType::f64;
+    const bool bitwise = op.attrs.atomic == AtomicKind::bit_and || op.attrs.atomic == AtomicKind::bit_or ||
+                         op.attrs.atomic == AtomicKind::bit_xor;
+    if (!(wide_int || (wide_float && !bitwise)))
+      fail(op, fmt::format("atomic {} of {}", atomic_name(op.attrs.atomic), dtype_name(e)));
+    return {value};
+  }
   if (op.kind == OpKind::yield) return {};
   if (op.kind == OpKind::copies_wait) {
     expect_operands(op, 0);

@@ -61,9 +61,15 @@ UserError access_fault_error(const CompiledKernel::Impl& k, const rt::cpu::Acces
       fmt::format("{} out of bounds in kernel '{}': program ({}, {}, {}) {} {} of argument {} ('{}'), which holds "
                   "{} elements of {} ({} bytes){}; the launch skipped every element outside its arguments' memory, so "
                   "its outputs are incomplete",
-                  site.is_store ? "store" : "load", k.metadata.kernel_name, fault.program[0], fault.program[1],
-                  fault.program[2], site.is_store ? "wrote" : "read", where, arg, k.params[arg].name,
-                  p.bytes / static_cast<std::uint64_t>(site.elem_bytes), dtype_name(p.dtype), p.bytes,
+                  site.is_atomic  ? "atomic"
+                  : site.is_store ? "store"
+                                  : "load",
+                  k.metadata.kernel_name, fault.program[0], fault.program[1], fault.program[2],
+                  site.is_atomic  ? "updated"
+                  : site.is_store ? "wrote"
+                                  : "read",
+                  where, arg, k.params[arg].name, p.bytes / static_cast<std::uint64_t>(site.elem_bytes),
+                  dtype_name(p.dtype), p.bytes,
                   more ? fmt::format(", and {} more elements of this launch were out of bounds", more) : ""),
       site.loc.file, site.loc.line);
 }

@@ -223,6 +223,7 @@ class Analyzer {
         for (int d = 0; d < n; ++d) out.constancy[d] = a().constancy[d];
         return out;
       case ir::OpKind::load:
+      case ir::OpKind::atomic:  // even of one address: each element sees the one before it
       case ir::OpKind::stash_get:
       case ir::OpKind::reduce:
       case ir::OpKind::cluster_reduce:

@@ -12,10 +12,11 @@ void count_uses(const ir::Region& r, std::vector<int>& uses) {
   }
 }
 
-// Stores to memory or to a stash (which later stash reads observe).
+// Stores or atomics to memory, or stores to a stash (which later stash reads observe).
 bool has_store(const ir::Region& r) {
   for (const ir::Op& op : r.ops) {
-    if (op.kind == ir::OpKind::store || op.kind == ir::OpKind::stash_put || op.kind == ir::OpKind::stash_copy)
+    if (op.kind == ir::OpKind::store || op.kind == ir::OpKind::atomic || op.kind == ir::OpKind::stash_put ||
+        op.kind == ir::OpKind::stash_copy)
       return true;
     for (const auto& nested : op.regions)
       if (has_store(nested)) return true;

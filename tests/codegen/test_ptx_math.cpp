@@ -23,9 +23,7 @@ CompileOptions options_for(GpuCodegen codegen) {
   return o;
 }
 
-std::vector<Arg> f_args(DType t) {
-  return {Pointer{0x10000, t}, Pointer{0x20000, t}, Pointer{0x30000, t}, 256};
-}
+std::vector<Arg> f_args(DType t) { return {Pointer{0x10000, t}, Pointer{0x20000, t}, Pointer{0x30000, t}, 256}; }
 
 void rounding_kernel(tl::Ptr down, tl::Ptr up, tl::Ptr in, tl::Constexpr BLOCK) {
   auto offs = tl::arange(0, BLOCK);

@@ -17,6 +17,7 @@
 #include "tilejit/error.h"
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
+#include "user_error_check.h"
 
 namespace tl = tilejit::tl;
 using tilejit::Arg;
@@ -25,44 +26,12 @@ using tilejit::UserError;
 
 namespace {
 
-unsigned g_line = 0;  // line of the offending call, recorded just before it runs
-
-// HERE(stmt) records stmt's line in g_line, then runs it: the expected location of the error.
-#define HERE(...)    \
-  g_line = __LINE__; \
-  __VA_ARGS__
-
-const tilejit::Pointer kX{0x10000, DType::f32};
-const tilejit::Pointer kY{0x20000, DType::f32};
-
-// Runs `action`; it must throw a UserError mentioning `fragment`, located at this file:`line`
-// (read after the action ran, since the kernel records it).
-template <class F>
-void expect_user_error(F&& action, const std::string& fragment, const unsigned& line) {
-  bool thrown = false;
-  try {
-    action();
-  } catch (const UserError& e) {
-    thrown = true;
-    INFO("what(): " << std::string(e.what()));
-    CHECK(e.problem().find(fragment) != std::string::npos);
-    CHECK(std::string_view(e.file()).ends_with("test_user_errors.cpp"));
-    CHECK(line != 0);
-    CHECK(e.line() == line);
-    // what() leads with file:line so compilers' error parsers pick it up.
-    CHECK(std::string(e.what()).find("test_user_errors.cpp:" + std::to_string(line) + ":") != std::string::npos);
-  }
-  CHECK_MESSAGE(thrown, "expected a tilejit::UserError mentioning '" << fragment << "'");
-}
-
-using KernelFn = void (*)(tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr);
-
-// Compiles `fn` through the public API (tracing fails before NVRTC runs).
-void compile(KernelFn fn) {
-  g_line = 0;
-  tilejit::Kernel k("user_error_kernel", fn, {"x", "y", "n", "BLOCK"});
-  k.compile({kX, kY, 100, 16}, {.arch = "sm_90"});
-}
+using tilejit_test::compile;
+using tilejit_test::expect_user_error;
+using tilejit_test::g_line;
+using tilejit_test::KernelFn;
+using tilejit_test::kX;
+using tilejit_test::kY;
 
 // A correct kernel, for the launch-API errors.
 void copy_kernel(tl::Ptr x, tl::Ptr y, tl::Int n, tl::Constexpr BLOCK) {

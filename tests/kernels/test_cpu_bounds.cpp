@@ -21,7 +21,8 @@ namespace {
   line = __LINE__;    \
   __VA_ARGS__
 
-unsigned copy_load_line, copy_store_line, gather_line, scalar_line, before_line, walk_line, reverse_line;
+unsigned copy_load_line, copy_store_line, atomic_line, scalar_atomic_line, gather_line, scalar_line, before_line,
+    walk_line, reverse_line;
 
 using Copy = Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr>;
 const std::vector<std::string> kNames{"x", "y", "n", "BLOCK"};
@@ -38,6 +39,14 @@ void copy_store_kernel(tl::Ptr x, tl::Ptr y, tl::Int n, tl::Constexpr BLOCK) {
   auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
   auto v = tl::load(x + offs, offs < BLOCK);
   AT(copy_store_line, tl::store(y + offs, v, offs < n));
+}
+
+// y[i] += x[i] atomically, and y[n] += 1 once a program.
+void atomic_kernel(tl::Ptr x, tl::Ptr y, tl::Int n, tl::Constexpr BLOCK) {
+  auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
+  auto v = tl::load(x + offs, offs < BLOCK);
+  AT(atomic_line, tl::atomic_add(y + offs, v, offs < n));
+  AT(scalar_atomic_line, tl::atomic_add(y + n, 1.0));
 }
 
 // Reads x[(7 i) mod n]: a gather.
@@ -166,6 +175,28 @@ TEST_CASE("a store past the end of its memory leaves the memory beside it alone"
         {"program (0, 0, 0) wrote element 0 of argument 1 ('y'), which holds 0 elements of f32 (0 bytes), "
          "and 63 more elements"});
   }
+}
+
+TEST_CASE("atomics past the end of their memory are skipped and reported as updates") {
+  Copy k("atomic_add", atomic_kernel, kNames);
+  Buffer x = floats(64, 0.f), y = floats(64, 100.f);
+  // Blocks of 64 with n = 40: the block updates stay inside, the scalar one (y[40]) too.
+  k.launch({1}, {x, y, 40, 64}, testing::options());
+  auto out = y.download<float>();
+  for (int i = 0; i < 64; ++i) CHECK(out[static_cast<std::size_t>(i)] == 100.f + i + (i < 40 ? i : 0) + (i == 40));
+  Pointer head{y.address(), DType::f32, y.memory(), 16 * sizeof(float)};
+  expect_fault(
+      [&] {
+        k.launch({1}, {x, head, 16, 64}, testing::options());
+      },
+      scalar_atomic_line,
+      {"atomic out of bounds in kernel 'atomic_add': program (0, 0, 0) updated element 16 of argument 1 ('y'), which "
+       "holds 16 elements"});
+  expect_fault(
+      [&] {
+        k.launch({1}, {x, head, 40, 64}, testing::options());
+      },
+      atomic_line, {"atomic out of bounds in kernel 'atomic_add': program (0, 0, 0) updated element 16 of argument 1"});
 }
 
 TEST_CASE("masked-off lanes past the end are not faults") {

@@ -211,6 +211,7 @@ CudaKernelSource Emitter::run() {
   body.swap(out_);
   out_ = prelude();
   out_ += group_helpers();
+  out_ += atomic_helpers();
   out_ += packed() ? fmt::format("\n// kernel {}: {} warps a program, {} programs a block\n", f_.name,
                                  options_.num_warps, programs)
                    : fmt::format("\n// kernel {}: {} warps\n", f_.name, options_.num_warps);
@@ -239,6 +240,7 @@ void Emitter::op(const ir::Op& op) {
   switch (op.kind) {
     case ir::OpKind::for_range: return loop_op(op);
     case ir::OpKind::store: return store_op(op);
+    case ir::OpKind::atomic: return atomic_op(op);
     case ir::OpKind::reduce: return reduce_op(op);
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
     case ir::OpKind::group_reduce: return group_reduce_op(op);

@@ -65,6 +65,11 @@ class Emitter {
   /// thread and a multiply per element. Returns false when the op is not of that form.
   bool uniform_float_division(const ir::Op& op, const Layout& l, const std::string& name);
   void store_op(const ir::Op& op);
+  /// Atomics (atomic.cpp): the op, the helper function its operation and type call, and all
+  /// helpers the kernel used (emitted before it).
+  void atomic_op(const ir::Op& op);
+  std::string atomic_helper(const ir::Op& op);
+  std::string atomic_helpers() const;
   /// Elements per thread one access may move: contiguous in the layout, proven contiguous
   /// and aligned by the axis analysis, one mask value for all, at most 16 bytes.
   int vector_width(ir::ValueId ptr, ir::ValueId mask, const Layout& l) const;
@@ -122,6 +127,7 @@ class Emitter {
   int cluster_size_ = 1;          // blocks per cluster (ir::cluster_size), 1 without cluster reductions
   int group_size_ = 1;            // blocks per group (ir::group_size), 1 without group reductions
   bool group_workspace_ = false;  // exchanges go through the workspace (groups of 2 or more, or split)
+  std::map<std::string, std::string> atomic_helpers_;  // name -> definition
   std::string last_loc_;
   std::string pending_loc_;
 };

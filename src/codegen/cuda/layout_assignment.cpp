@@ -16,6 +16,7 @@ bool can_be_free(ir::OpKind k) {
     case ir::OpKind::cluster_reduce:
     case ir::OpKind::group_reduce:
     case ir::OpKind::store:
+    case ir::OpKind::atomic:
     case ir::OpKind::for_range:
     case ir::OpKind::yield: return false;
     default: return true;
@@ -67,6 +68,7 @@ class Assigner {
     const ir::Shape& shape = f_.type(res).shape;
     switch (op.kind) {
       case ir::OpKind::load:
+      case ir::OpKind::atomic:
       case ir::OpKind::stash_get: plan_.fixed[res] = plan_.default_layout(shape); return;
       case ir::OpKind::reduce:
         plan_.fixed[res] = slice_layout(layout_or_default(op.operands[0]), op.attrs.axis);

@@ -1,4 +1,4 @@
-// Bounds checks of loads and stores: each lane's element must lie inside the memory of the
+// Bounds checks of loads, stores and atomics: each lane's element must lie inside the memory of the
 // pointer parameter it is computed from, [begin, end) as the launch passes it (a Buffer's
 // bytes; everything for a raw pointer). Lanes outside are masked off, so a wrong index skips the
 // access instead of crashing the process, and they are reported to the runtime, which fails the
@@ -60,7 +60,9 @@ std::optional<Chunk> Lowering::narrowed_mask(const ir::Op& op, const Chunk& ptr,
   if (param == kUnknownParam) return mask;
   auto [site, fresh] = access_site_ids_.try_emplace(&op, static_cast<int>(access_sites_.size()));
   const auto bytes = static_cast<std::int64_t>(dtype_size(type(op.operands[0]).elem));
-  if (fresh) access_sites_.push_back({op.kind == ir::OpKind::store, op.loc, param, static_cast<int>(bytes)});
+  if (fresh)
+    access_sites_.push_back(
+        {op.kind == ir::OpKind::store, op.kind == ir::OpKind::atomic, op.loc, param, static_cast<int>(bytes)});
 
   const bool lanes = ptr.kind != Chunk::Kind::uniform;
   const bool vector_mask = mask && mask->kind != Chunk::Kind::uniform;
@@ -102,12 +104,12 @@ std::optional<Chunk> Lowering::narrowed_mask(const ir::Op& op, const Chunk& ptr,
 }
 
 Chunk Lowering::checked_access(const ir::Op& op, Coords coords) {
-  const bool is_store = op.kind == ir::OpKind::store;
+  const bool is_store = op.kind == ir::OpKind::store, is_atomic = op.kind == ir::OpKind::atomic;
   // Everything both paths read is evaluated here, before the branch, so that its memoized
   // chunks dominate both.
   for (ir::ValueId v : op.operands) eval(v, coords);
   Chunk ptr = eval(op.operands[0], coords);
-  const int mask_operand = is_store ? 2 : 1;
+  const int mask_operand = is_store ? 2 : is_atomic ? ir::atomic_operands(op).mask : 1;
   std::optional<Chunk> mask;
   if (op.attrs.has_mask) mask = eval(op.operands[static_cast<std::size_t>(mask_operand)], coords);
   auto access = [&](const std::optional<Chunk>& m) {
@@ -115,6 +117,7 @@ Chunk Lowering::checked_access(const ir::Op& op, Coords coords) {
       store_chunk(op, ptr, m, coords);
       return Chunk{};
     }
+    if (is_atomic) return atomic_chunk(op, ptr, m, coords);
     return load_chunk(op, ptr, m, coords);
   };
   llvm::Value* inside = all_inside(op, ptr);

@@ -31,9 +31,10 @@ struct LlvmCodegenOptions {
   int lanes = 16;
 };
 
-/// A load or store whose addresses the kernel checks, as a fault report names it.
+/// A load, store or atomic whose addresses the kernel checks, as a fault report names it.
 struct MemoryAccessSite {
   bool is_store = false;
+  bool is_atomic = false;
   ir::SourceLoc loc;
   int param = 0;       ///< index in Function::params of the pointer it goes through
   int elem_bytes = 0;  ///< bytes of one element in memory

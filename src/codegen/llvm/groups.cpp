@@ -95,7 +95,7 @@ void Lowering::group(const Group& g) {
           ir::ValueId res = op->results[0];
           Coords at = normalized(type(res), id);
           Chunk c;
-          if (op->kind == ir::OpKind::load) {
+          if (op->kind == ir::OpKind::load || op->kind == ir::OpKind::atomic) {
             c = checked_access(*op, id);
           } else if (op->kind == ir::OpKind::stash_get) {
             c = stash_get_chunk(*op, id);

@@ -113,6 +113,7 @@ void Lowering::scalar_op(const ir::Op& op) {
       return;
     case ir::OpKind::load: scalar_load(op); return;
     case ir::OpKind::store: scalar_store(op); return;
+    case ir::OpKind::atomic: scalar_atomic(op); return;
     case ir::OpKind::cluster_reduce:
     case ir::OpKind::group_reduce:
       if (op.attrs.phase != ir::ExchangePhase::whole) return split_softmax_stats(op);

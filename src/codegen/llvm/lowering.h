@@ -107,6 +107,15 @@ class Lowering {
   void scalar_load(const ir::Op& op);
   void scalar_store(const ir::Op& op);
 
+  // ---- atomics (atomic.cpp) ----
+  /// The atomic `op` of one chunk, as load_chunk; always a vector of the old values.
+  Chunk atomic_chunk(const ir::Op& op, const Chunk& ptr, const std::optional<Chunk>& lane_mask, Coords coords);
+  void scalar_atomic(const ir::Op& op);
+  /// op's atomic update of the element at `ptr`: returns the old value. `expected`: cas only.
+  llvm::Value* atomic_element(const ir::Op& op, llvm::Value* ptr, llvm::Value* value, llvm::Value* expected);
+  /// `then()` where `cond` holds, else zero of its type: a phi of the two.
+  llvm::Value* only_if(llvm::Value* cond, const std::function<llvm::Value*()>& then, llvm::Type* type);
+
   // ---- bounds checks of loads and stores (bounds.cpp) ----
   /// Load or store `op` of one chunk (a load's chunk; an empty one for a store), checked: when
   /// every lane's element lies inside the memory of op's pointer parameter, as is usual, the

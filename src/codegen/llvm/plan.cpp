@@ -56,7 +56,8 @@ class Planner {
   bool is_group_op(const ir::Op& op) const {
     switch (op.kind) {
       case ir::OpKind::store: return is_block(f_, op.operands[0]);
-      case ir::OpKind::load: return is_block(f_, op.results[0]);
+      case ir::OpKind::load:
+      case ir::OpKind::atomic: return is_block(f_, op.results[0]);
       case ir::OpKind::stash_put:
       case ir::OpKind::stash_get: return true;
       case ir::OpKind::reduce: return true;
@@ -93,7 +94,7 @@ class Planner {
   bool can_join(const ir::Op& op, int g) const {
     const Group& group = p_.groups[static_cast<std::size_t>(g)];
     if (group.shape != iteration_shape(op)) return false;
-    const bool reads = op.kind == ir::OpKind::load || op.kind == ir::OpKind::stash_get;
+    const bool reads = op.kind == ir::OpKind::load || op.kind == ir::OpKind::atomic || op.kind == ir::OpKind::stash_get;
     if (reads && group.has_store) return false;  // keep memory order
     for (ir::ValueId v : op.operands)
       if (conflicts(v, g, true)) return false;
@@ -101,7 +102,8 @@ class Planner {
   }
 
   bool scalar_needs(const ir::Op& op, int g) const {
-    if (op.kind == ir::OpKind::load || op.kind == ir::OpKind::store) return true;  // memory order
+    if (op.kind == ir::OpKind::load || op.kind == ir::OpKind::store || op.kind == ir::OpKind::atomic)
+      return true;  // memory order
     for (ir::ValueId v : op.operands) {
       auto it = p_.group_of.find(v);
       if (it != p_.group_of.end() && it->second == g) return true;
@@ -132,7 +134,8 @@ class Planner {
         }
         Group& g = p_.groups[static_cast<std::size_t>(open)];
         g.ops.push_back(&op);
-        g.has_store |= op.kind == ir::OpKind::store || op.kind == ir::OpKind::stash_put;
+        g.has_store |=
+            op.kind == ir::OpKind::store || op.kind == ir::OpKind::atomic || op.kind == ir::OpKind::stash_put;
         for (ir::ValueId v : op.results) p_.group_of[v] = open;
       } else if (!op.results.empty() && is_block(f_, op.results[0])) {
         // Free values and views: computed where they are used.

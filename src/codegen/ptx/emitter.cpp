@@ -317,6 +317,7 @@ void Emitter::op(const ir::Op& op) {
   switch (op.kind) {
     case ir::OpKind::for_range: return loop_op(op);
     case ir::OpKind::store: return store_op(op);
+    case ir::OpKind::atomic: throw Unsupported("PTX generation: atomics (left to NVRTC)");
     case ir::OpKind::reduce: return reduce_op(op);
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
     case ir::OpKind::group_reduce: return group_reduce_op(op);
