@@ -137,6 +137,24 @@ Tensor full_reduction(ir::ReduceKind kind, const char* name, const Operand& x) {
   return r;
 }
 
+// The least index along `axis` holding the max (min): that reduction, then the min of the indices
+// where it is found. A NaN wins both, as in torch.argmax/argmin: it makes the max and the min NaN,
+// and the NaN test x != x finds where it is. Every step is at the user's line.
+Tensor arg_reduction(ir::ReduceKind kind, const char* name, const Operand& x, int axis) {
+  Tracer& tr = tracer(x);
+  const std::source_location loc = x.loc();
+  const Tensor best = reduction(kind, name, x, axis);  // checks x and axis
+  const ir::Type t = tr.type(detail::value_of(tr, x));
+  const std::int64_t extent = t.shape[static_cast<std::size_t>(axis)];
+  const Tensor value = tr.make(detail::value_of(tr, x));
+  Tensor hit = Operand(value, loc) == Operand(expand_dims(Operand(best, loc), axis), loc);
+  if (t.is_float()) hit = Operand(hit, loc) | Operand(Operand(value, loc) != Operand(value, loc), loc);
+  Tensor index = arange(0, extent, loc);
+  if (t.rank() == 2) index = expand_dims(Operand(index, loc), 1 - axis);
+  const Tensor candidates = where(Operand(hit, loc), Operand(index, loc), Operand(extent, loc));
+  return reduction(ir::ReduceKind::min, name, Operand(candidates, loc), axis);
+}
+
 // The value one program passes to a cluster or group reduction: a scalar number.
 int exchanged_value(Tracer& tr, const char* name, const Operand& x) {
   int v = detail::value_of(tr, x);
@@ -448,6 +466,8 @@ void store(const Operand& ptrs, const Operand& value, const Operand& mask, Evict
 Tensor max(const Operand& x, int axis) { return reduction(ir::ReduceKind::max, "max", x, axis); }
 Tensor min(const Operand& x, int axis) { return reduction(ir::ReduceKind::min, "min", x, axis); }
 Tensor sum(const Operand& x, int axis) { return reduction(ir::ReduceKind::sum, "sum", x, axis); }
+Tensor argmax(const Operand& x, int axis) { return arg_reduction(ir::ReduceKind::max, "argmax", x, axis); }
+Tensor argmin(const Operand& x, int axis) { return arg_reduction(ir::ReduceKind::min, "argmin", x, axis); }
 Tensor max(const Operand& x) { return full_reduction(ir::ReduceKind::max, "max", x); }
 Tensor min(const Operand& x) { return full_reduction(ir::ReduceKind::min, "min", x); }
 Tensor sum(const Operand& x) { return full_reduction(ir::ReduceKind::sum, "sum", x); }

@@ -311,6 +311,10 @@ Tensor sum(const Operand& x, int axis);
 Tensor max(const Operand& x);
 Tensor min(const Operand& x);
 Tensor sum(const Operand& x);
+/// The index (i32) of the max or min along `axis`, the first where several are equal; where the
+/// axis holds a NaN, the first NaN's, for both (as torch.argmax and torch.argmin).
+Tensor argmax(const Operand& x, int axis);
+Tensor argmin(const Operand& x, int axis);
 
 // ---- reductions across a thread-block cluster (sm_90 and newer on the GPU) ----
 // Programs are grouped into clusters of `cluster_size` consecutive program ids along axis 0

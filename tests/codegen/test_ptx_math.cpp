@@ -91,3 +91,25 @@ TEST_CASE("math functions need floating-point operands") {
     CHECK(std::string(e.what()).find("test_ptx_math.cpp") != std::string::npos);
   }
 }
+
+TEST_CASE("argmax and argmin are two reductions each, which the PTX generator builds itself") {
+  static void (*fn)(tl::Ptr, tl::Ptr, tl::Ptr, tl::Constexpr) = [](tl::Ptr hi, tl::Ptr lo, tl::Ptr in,
+                                                                   tl::Constexpr BLOCK) {
+    auto r = tl::arange(0, 8);
+    auto x = tl::load(in + r(tl::all, tl::newaxis) * BLOCK + tl::arange(0, BLOCK)(tl::newaxis, tl::all));
+    tl::store(hi + r, tl::argmax(x, 1));
+    tl::store(lo + tl::arange(0, BLOCK), tl::argmin(x, 0));
+  };
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Ptr, tl::Constexpr> k("arg_reductions", fn, {"hi", "lo", "in", "BLOCK"});
+  const std::vector<Arg> args{Pointer{0x10000, DType::i32}, Pointer{0x20000, DType::i32}, Pointer{0x30000, DType::f32},
+                              128};
+  const auto& p = k.compile(args, options_for(GpuCodegen::ptx));
+  CHECK(p.metadata().codegen == "ptx");
+  CHECK(p.metadata().spill_store_bytes == 0);
+  const std::string& ir = p.stage("ir");
+  for (std::string r : {"reduce.max", "reduce.min"}) {
+    CAPTURE(r);
+    CHECK(ir.find(r) != std::string::npos);
+  }
+  CHECK(ir.find(" : i32[8]") != std::string::npos);
+}

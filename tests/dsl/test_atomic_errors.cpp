@@ -69,6 +69,5 @@ TEST_CASE("an atomic given a pointer as its value") {
 }
 
 TEST_CASE("an atomic on something that is not pointers") {
-  expect_user_error([] { compile(not_pointers); }, "atomic_add: the first argument must be pointers, got i32",
-                    g_line);
+  expect_user_error([] { compile(not_pointers); }, "atomic_add: the first argument must be pointers, got i32", g_line);
 }

@@ -14,13 +14,13 @@
 
 namespace tilejit_test {
 
-inline unsigned g_line = 0;             // line of the offending call, recorded just before it runs
+inline unsigned g_line = 0;           // line of the offending call, recorded just before it runs
 inline std::string_view g_file = "";  // and its file
 
 // HERE(stmt) records stmt's file and line, then runs it: the expected location of the error.
-#define HERE(...)                       \
-  ::tilejit_test::g_line = __LINE__;    \
-  ::tilejit_test::g_file = __FILE__;    \
+#define HERE(...)                    \
+  ::tilejit_test::g_line = __LINE__; \
+  ::tilejit_test::g_file = __FILE__; \
   __VA_ARGS__
 
 inline const tilejit::Pointer kX{0x10000, tilejit::DType::f32};

@@ -160,7 +160,8 @@ TEST_CASE("atomic_max and atomic_min: i32, i64, f32 and f64 with negatives and s
       auto as = [&](double v) { return is_float(t) ? v : std::trunc(v); };
       std::vector<double> want(slots, is_float(t) ? 0.5 : 0.0);
       for (std::int64_t i = 0; i < n; ++i)
-        want[i % slots] = kind == 0 ? std::max(want[i % slots], as(values[i])) : std::min(want[i % slots], as(values[i]));
+        want[i % slots] =
+            kind == 0 ? std::max(want[i % slots], as(values[i])) : std::min(want[i % slots], as(values[i]));
       Buffer bx = buffer(t, n), bs = buffer(t, slots);
       std::vector<double> init(slots, want[0] * 0 + (is_float(t) ? 0.5 : 0.0));
       auto upload = [&](Buffer& b, const std::vector<double>& v) {

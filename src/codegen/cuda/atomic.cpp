@@ -25,8 +25,8 @@ bool is_used(const ir::Region& r, ir::ValueId v) {
 std::string atom_function(const std::string& name, const std::string& c, const std::string& reg,
                           const std::string& instr, bool cas) {
   const std::string params = cas ? fmt::format("{0}* p, {0} expected, {0} v", c) : fmt::format("{0}* p, {0} v", c);
-  const std::string operands = cas ? fmt::format("\"l\"(p), \"{0}\"(expected), \"{0}\"(v)", reg)
-                                   : fmt::format("\"l\"(p), \"{}\"(v)", reg);
+  const std::string operands =
+      cas ? fmt::format("\"l\"(p), \"{0}\"(expected), \"{0}\"(v)", reg) : fmt::format("\"l\"(p), \"{}\"(v)", reg);
   return fmt::format(
       "__device__ __forceinline__ {0} {1}({2}) {{\n"
       "  {0} old;\n"
@@ -65,8 +65,8 @@ std::string Emitter::atomic_helper(const ir::Op& op) {
       const std::string s_reg = wide ? "l" : "r";
       const std::string as_int = wide ? "__double_as_longlong" : "__float_as_int";
       const std::string from_int = wide ? "__longlong_as_double" : "__int_as_float";
-      std::string text = atom_function(name + "_signed", si, s_reg, fmt::format("{}.s{}", max ? "max" : "min", bits),
-                                       false);
+      std::string text =
+          atom_function(name + "_signed", si, s_reg, fmt::format("{}.s{}", max ? "max" : "min", bits), false);
       text += atom_function(name + "_unsigned", ui, s_reg, fmt::format("{}.u{}", max ? "min" : "max", bits), false);
       text += fmt::format(
           "__device__ __forceinline__ {0} {1}({0}* p, {0} v) {{\n"

@@ -42,10 +42,11 @@ llvm::Value* Lowering::atomic_element(const ir::Op& op, llvm::Value* ptr, llvm::
       // Sign bit clear: the floats order as signed integers; set: in reverse as unsigned ones.
       llvm::Value* bits = as_bits(value);
       llvm::Value* positive = b_.CreateICmpSGE(bits, llvm::ConstantInt::get(bits_type, 0));
-      llvm::Value* as_signed = only_if(positive, [&] { return rmw(max ? Rmw::Max : Rmw::Min, bits); }, bits_type);
+      llvm::Value* as_signed = only_if(
+          positive, [&] { return rmw(max ? Rmw::Max : Rmw::Min, bits); }, bits_type);
       llvm::Value* not_positive = b_.CreateNot(positive);
-      llvm::Value* as_unsigned =
-          only_if(not_positive, [&] { return rmw(max ? Rmw::UMin : Rmw::UMax, bits); }, bits_type);
+      llvm::Value* as_unsigned = only_if(
+          not_positive, [&] { return rmw(max ? Rmw::UMin : Rmw::UMax, bits); }, bits_type);
       return from_bits(b_.CreateSelect(positive, as_signed, as_unsigned));
     }
     case ir::AtomicKind::bit_and: return rmw(Rmw::And, value);
@@ -61,8 +62,7 @@ llvm::Value* Lowering::atomic_element(const ir::Op& op, llvm::Value* ptr, llvm::
   throw InternalError("llvm codegen: unknown atomic");
 }
 
-Chunk Lowering::atomic_chunk(const ir::Op& op, const Chunk& ptr, const std::optional<Chunk>& lane_mask,
-                             Coords coords) {
+Chunk Lowering::atomic_chunk(const ir::Op& op, const Chunk& ptr, const std::optional<Chunk>& lane_mask, Coords coords) {
   const ir::AtomicOperands at = ir::atomic_operands(op);
   const ir::Type& pt = type(op.operands[0]);
   const ir::Type& vt = type(op.results[0]);
