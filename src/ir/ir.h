@@ -165,6 +165,10 @@ void check_block_sizes(const Function& f, int num_warps);
 /// The op that defines each value of `r` and of the regions nested in it (its results; block
 /// arguments have none). The pointers are valid while `r` is unchanged.
 std::unordered_map<ValueId, const Op*> definitions(const Region& r);
+/// Whether an op of `r` or of the regions nested in it takes `v` as an operand.
+bool is_used(const Region& r, ValueId v);
+/// Whether `r` or a region nested in it holds an op of kind `k`.
+bool contains(const Region& r, OpKind k);
 /// Whether `r` (a function's body) holds a group exchange split into start and finish. Those go
 /// through the workspace even in groups of one.
 bool has_split_exchange(const Region& r);

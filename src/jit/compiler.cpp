@@ -27,17 +27,19 @@
 namespace tilejit::jit {
 namespace {
 
-// The PTX generator's stashes (tl::stash) and group exchanges (tl::group_*) pass the codegen
-// tests and assemble, but have not run on a GPU yet. Until the GPU suites pass with them
+// The PTX generator's stashes (tl::stash), group exchanges (tl::group_*) and atomics pass the
+// codegen tests and assemble, but have not run on a GPU yet. Until the GPU suites pass with them
 // (test_kernels_gpu_ptx), the tiered default keeps building such kernels through NVRTC alone, as
 // before the generator had them; GpuCodegen::ptx (TILEJIT_CODEGEN=ptx) uses them.
 constexpr bool kTieredTakesPtxStashes = false;
 constexpr bool kTieredTakesPtxGroups = false;
+constexpr bool kTieredTakesPtxAtomics = false;
 
 // Whether the tiered default leaves `f` to NVRTC alone (see above).
 bool tiered_skips_ptx_generator(const ir::Function& f) {
   const bool groups = ir::group_size(f) > 1 || ir::has_split_exchange(f.body);
-  return (!f.stashes.empty() && !kTieredTakesPtxStashes) || (groups && !kTieredTakesPtxGroups);
+  return (!f.stashes.empty() && !kTieredTakesPtxStashes) || (groups && !kTieredTakesPtxGroups) ||
+         (ir::contains(f.body, ir::OpKind::atomic) && !kTieredTakesPtxAtomics);
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {

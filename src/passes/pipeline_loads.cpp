@@ -41,15 +41,6 @@ using ir::OpKind;
 using ir::Region;
 using ir::ValueId;
 
-bool has_atomic(const Region& r) {
-  for (const Op& op : r.ops) {
-    if (op.kind == OpKind::atomic) return true;
-    for (const auto& nested : op.regions)
-      if (has_atomic(nested)) return true;
-  }
-  return false;
-}
-
 class LoopPipeliner {
  public:
   LoopPipeliner(ir::Function& f, int num_warps, int default_stages, std::int64_t stash_budget)
@@ -175,7 +166,7 @@ class LoopPipeliner {
     Region& body = loop.regions[0];
     // A load issued an iteration early would not see this iteration's atomics, which programs
     // use to hand each other data: such loops stay in program order.
-    if (has_atomic(body)) {
+    if (ir::contains(body, OpKind::atomic)) {
       loop.attrs.num_stages = 1;
       return 0;
     }

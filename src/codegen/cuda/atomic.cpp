@@ -2,6 +2,8 @@
 // through a small helper function per operation and type, emitted once before the kernel.
 // Only the first copy of a replicated element performs the atomic; where the old values are
 // used, copies receive theirs through shared memory.
+#include "codegen/cuda/atomic.h"
+
 #include <fmt/format.h>
 
 #include "codegen/cuda/cuda_types.h"
@@ -9,17 +11,32 @@
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::cuda {
-namespace {
 
-bool is_used(const ir::Region& r, ir::ValueId v) {
-  for (const ir::Op& op : r.ops) {
-    for (ir::ValueId o : op.operands)
-      if (o == v) return true;
-    for (const auto& nested : op.regions)
-      if (is_used(nested, v)) return true;
-  }
-  return false;
+bool atom_splits_on_sign(ir::AtomicKind k, DType t) {
+  return (k == ir::AtomicKind::max || k == ir::AtomicKind::min) && (t == DType::f32 || t == DType::f64);
 }
+
+std::string atom_operation(ir::AtomicKind k, DType t, bool sign_set) {
+  const int bits = t == DType::i64 || t == DType::f64 ? 64 : 32;
+  const bool fp = t == DType::f32 || t == DType::f64;
+  switch (k) {
+    case ir::AtomicKind::add: return fmt::format("add.{}{}", fp ? "f" : "u", bits);
+    case ir::AtomicKind::max:
+    case ir::AtomicKind::min: {
+      const bool max = k == ir::AtomicKind::max;
+      if (!fp || !sign_set) return fmt::format("{}.s{}", max ? "max" : "min", bits);
+      return fmt::format("{}.u{}", max ? "min" : "max", bits);  // the order reversed
+    }
+    case ir::AtomicKind::bit_and:
+    case ir::AtomicKind::bit_or:
+    case ir::AtomicKind::bit_xor: return fmt::format("{}.b{}", ir::atomic_name(k), bits);
+    case ir::AtomicKind::xchg: return fmt::format("exch.b{}", bits);
+    case ir::AtomicKind::cas: return fmt::format("cas.b{}", bits);
+  }
+  throw InternalError("codegen: unknown atomic");
+}
+
+namespace {
 
 // One `atom` instruction: `old = atom(p, args...)` on C type `c`, register constraint `reg`.
 std::string atom_function(const std::string& name, const std::string& c, const std::string& reg,
@@ -41,51 +58,29 @@ std::string atom_function(const std::string& name, const std::string& c, const s
 // The helper for `op`'s operation and type, added to the kernel's helpers; returns its name.
 std::string Emitter::atomic_helper(const ir::Op& op) {
   const DType t = type(op.results[0]).elem;
-  const bool wide = t == DType::i64 || t == DType::f64, fp = t == DType::f32 || t == DType::f64;
-  const int bits = wide ? 64 : 32;
   const ir::AtomicKind k = op.attrs.atomic;
   const std::string name = fmt::format("tj_atomic_{}_{}", ir::atomic_name(k), dtype_name(t));
-  const std::string c = c_type(t), reg = t == DType::f32 ? "f" : t == DType::f64 ? "d" : wide ? "l" : "r";
-  auto add = [&](const std::string& text) { atomic_helpers_.emplace(name, text); };
   if (atomic_helpers_.count(name)) return name;
-  switch (k) {
-    case ir::AtomicKind::add:
-      add(atom_function(name, c, reg, fmt::format("add.{}{}", fp ? "f" : "u", bits), false));
-      break;
-    case ir::AtomicKind::max:
-    case ir::AtomicKind::min: {
-      const bool max = k == ir::AtomicKind::max;
-      if (!fp) {
-        add(atom_function(name, c, reg, fmt::format("{}.s{}", ir::atomic_name(k), bits), false));
-        break;
-      }
-      // Floats whose sign bit is clear order as signed integers, and those with it set in
-      // reverse as unsigned ones, so one integer atom of the matching kind does (-0 < +0).
-      const std::string si = wide ? "long long" : "int", ui = wide ? "unsigned long long" : "unsigned";
-      const std::string s_reg = wide ? "l" : "r";
-      const std::string as_int = wide ? "__double_as_longlong" : "__float_as_int";
-      const std::string from_int = wide ? "__longlong_as_double" : "__int_as_float";
-      std::string text =
-          atom_function(name + "_signed", si, s_reg, fmt::format("{}.s{}", max ? "max" : "min", bits), false);
-      text += atom_function(name + "_unsigned", ui, s_reg, fmt::format("{}.u{}", max ? "min" : "max", bits), false);
-      text += fmt::format(
-          "__device__ __forceinline__ {0} {1}({0}* p, {0} v) {{\n"
-          "  const {2} bits = {3}(v);\n"
-          "  if (bits >= 0) return {4}({1}_signed(({2}*)p, bits));\n"
-          "  return {4}(({2}){1}_unsigned(({5}*)p, ({5})bits));\n"
-          "}}\n",
-          c, name, si, as_int, from_int, ui);
-      add(text);
-      break;
-    }
-    case ir::AtomicKind::bit_and:
-    case ir::AtomicKind::bit_or:
-    case ir::AtomicKind::bit_xor:
-      add(atom_function(name, c, reg, fmt::format("{}.b{}", ir::atomic_name(k), bits), false));
-      break;
-    case ir::AtomicKind::xchg: add(atom_function(name, c, reg, fmt::format("exch.b{}", bits), false)); break;
-    case ir::AtomicKind::cas: add(atom_function(name, c, reg, fmt::format("cas.b{}", bits), true)); break;
+  const bool wide = dtype_size(t) == 8;
+  const std::string c = c_type(t), reg = t == DType::f32 ? "f" : t == DType::f64 ? "d" : wide ? "l" : "r";
+  if (!atom_splits_on_sign(k, t)) {
+    atomic_helpers_.emplace(name, atom_function(name, c, reg, atom_operation(k, t), k == ir::AtomicKind::cas));
+    return name;
   }
+  const std::string si = wide ? "long long" : "int", ui = wide ? "unsigned long long" : "unsigned";
+  const std::string s_reg = wide ? "l" : "r";
+  const std::string as_int = wide ? "__double_as_longlong" : "__float_as_int";
+  const std::string from_int = wide ? "__longlong_as_double" : "__int_as_float";
+  std::string text = atom_function(name + "_signed", si, s_reg, atom_operation(k, t, false), false);
+  text += atom_function(name + "_unsigned", ui, s_reg, atom_operation(k, t, true), false);
+  text += fmt::format(
+      "__device__ __forceinline__ {0} {1}({0}* p, {0} v) {{\n"
+      "  const {2} bits = {3}(v);\n"
+      "  if (bits >= 0) return {4}({1}_signed(({2}*)p, bits));\n"
+      "  return {4}(({2}){1}_unsigned(({5}*)p, ({5})bits));\n"
+      "}}\n",
+      c, name, si, as_int, from_int, ui);
+  atomic_helpers_.emplace(name, text);
   return name;
 }
 
@@ -100,7 +95,7 @@ void Emitter::atomic_op(const ir::Op& op) {
   const ir::AtomicOperands at = ir::atomic_operands(op);
   const std::string fn = atomic_helper(op), t = storage_type(res);
   const std::string zero = fmt::format("({})0", t);
-  const bool used = is_used(f_.body, res);
+  const bool used = ir::is_used(f_.body, res);
   auto operand = [&](int i) { return op.operands[static_cast<std::size_t>(i)]; };
   const int bytes = static_cast<int>(dtype_size(type(res).elem));
   if (type(res).is_scalar()) {

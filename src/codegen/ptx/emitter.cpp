@@ -60,8 +60,10 @@ Emitter::Emitter(const ir::Function& f, const PtxCodegenOptions& options)
       group_workspace_(group_size_ > 1 || ir::has_split_exchange(f.body)) {
   // Both reduction buffers are sized before any code that addresses the region after them.
   for_each_op(f.body, [&](const ir::Op& op) {
-    if (op.kind == ir::OpKind::reduce)
-      reduction_buffer_bytes_ = std::max(reduction_buffer_bytes_, (cross_warp_bytes(op) + 15) / 16 * 16);
+    const int bytes = op.kind == ir::OpKind::reduce   ? cross_warp_bytes(op)
+                      : op.kind == ir::OpKind::atomic ? atomic_broadcast_bytes(op)
+                                                      : 0;
+    reduction_buffer_bytes_ = std::max(reduction_buffer_bytes_, (bytes + 15) / 16 * 16);
   });
   need_shared(conversion_base());
   find_rereadable_reads(f.body, false);
@@ -317,7 +319,7 @@ void Emitter::op(const ir::Op& op) {
   switch (op.kind) {
     case ir::OpKind::for_range: return loop_op(op);
     case ir::OpKind::store: return store_op(op);
-    case ir::OpKind::atomic: throw Unsupported("PTX generation: atomics (left to NVRTC)");
+    case ir::OpKind::atomic: return atomic_op(op);
     case ir::OpKind::reduce: return reduce_op(op);
     case ir::OpKind::cluster_reduce: return cluster_reduce_op(op);
     case ir::OpKind::group_reduce: return group_reduce_op(op);

@@ -116,6 +116,12 @@ class Emitter {
   /// Its divisor, the reciprocal and whether that is a normal float, computed once a scope.
   const Regs& division_plan(const ir::Op& div);
   void store_op(const ir::Op& op);
+  /// Atomics (atomic.cpp): the op; one element's atom (old value, 0 where `pred` is false);
+  /// bytes of shared memory the op's old values pass through to copies (0 for none).
+  void atomic_op(const ir::Op& op);
+  std::string atom(const ir::Op& op, const std::string& pred, const std::string& ptr, const std::string& expected,
+                   const std::string& value);
+  int atomic_broadcast_bytes(const ir::Op& op) const;
   /// True for a block computed from thread coordinates, constants and scalars alone (offsets,
   /// pointers, masks of an arange), which a store can compute again instead of keeping live.
   bool index_only(ir::ValueId v) const;
