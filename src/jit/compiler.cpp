@@ -27,21 +27,6 @@
 namespace tilejit::jit {
 namespace {
 
-// The PTX generator's stashes (tl::stash), group exchanges (tl::group_*) and atomics pass the
-// codegen tests and assemble, but have not run on a GPU yet. Until the GPU suites pass with them
-// (test_kernels_gpu_ptx), the tiered default keeps building such kernels through NVRTC alone, as
-// before the generator had them; GpuCodegen::ptx (TILEJIT_CODEGEN=ptx) uses them.
-constexpr bool kTieredTakesPtxStashes = false;
-constexpr bool kTieredTakesPtxGroups = false;
-constexpr bool kTieredTakesPtxAtomics = false;
-
-// Whether the tiered default leaves `f` to NVRTC alone (see above).
-bool tiered_skips_ptx_generator(const ir::Function& f) {
-  const bool groups = ir::group_size(f) > 1 || ir::has_split_exchange(f.body);
-  return (!f.stashes.empty() && !kTieredTakesPtxStashes) || (groups && !kTieredTakesPtxGroups) ||
-         (ir::contains(f.body, ir::OpKind::atomic) && !kTieredTakesPtxAtomics);
-}
-
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -379,7 +364,6 @@ std::unique_ptr<CompiledKernel::Impl> compile_specialization(const CompileReques
   // The PTX generator when asked for; the CUDA C one when it cannot express the kernel, or
   // when an override supplies CUDA C.
   std::string fallback;
-  if (req.ptx_generator_only && tiered_skips_ptx_generator(f)) return nullptr;
   if (req.codegen == GpuCodegen::ptx) {
     if (ov.kind == Override::cuda) fallback = "CUDA C override " + ov.path;
     else if (auto ptx = generate_ptx_or_explain(f, md.entry_name, block, md.arch, fallback)) {

@@ -9,7 +9,6 @@
 
 #include "jit/build_choice.h"
 #include "jit_test_util.h"
-#include "kernels/cluster_rows_kernel.h"
 #include "run_together.h"
 #include "tilejit/error.h"
 
@@ -19,6 +18,12 @@ using namespace jit_test;
 namespace {
 
 CompileOptions tiered() { return {.num_warps = 4, .num_stages = 1, .arch = "sm_90", .codegen = GpuCodegen::tiered}; }
+
+// out = sin(x): the PTX generator leaves sin to NVRTC (CUDA's libdevice).
+void sine_kernel(tl::Ptr x, tl::Ptr out, tl::Int n, tl::Constexpr BLOCK) {
+  auto offs = tl::program_id(0) * BLOCK + tl::arange(0, BLOCK);
+  tl::store(out + offs, tl::sin(tl::load(x + offs, offs < n)), offs < n);
+}
 
 }  // namespace
 
@@ -48,14 +53,15 @@ TEST_CASE("tiered: the PTX generator's kernel first, NVRTC's once its background
 }
 
 TEST_CASE("tiered: a kernel the PTX generator cannot express is NVRTC's, under NVRTC's key, cold cache or warm") {
-  // Group reductions are NVRTC's only. The kernel that runs has the entry name a CUDA C request
-  // gives (and TILEJIT_DUMP shows with TILEJIT_CODEGEN=cuda), so an override file named after it
-  // applies; before, a cold cache compiled it under the PTX generator's key and another name.
+  // sin is NVRTC's only. The kernel that runs has the entry name a CUDA C request gives (and
+  // TILEJIT_DUMP shows with TILEJIT_CODEGEN=cuda), so an override file named after it applies;
+  // before, a cold cache compiled it under the PTX generator's key and another name.
   ScopedCache cache;
-  const std::vector<Arg> args = tilejit_test::group_stats_compile_args(7, 4000, 128, 40);
-  const CompiledKernel& cold = tilejit_test::group_stats().compile(args, tiered());
+  static const Kernel<tl::Ptr, tl::Ptr, tl::Int, tl::Constexpr> sine("sine", sine_kernel, {"x", "out", "n", "BLOCK"});
+  const std::vector<Arg> args{Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 1000, 256};
+  const CompiledKernel& cold = sine.compile(args, tiered());
   CHECK(cold.metadata().codegen == "cuda");
-  const CompiledKernel& cuda = tilejit_test::group_stats().compile(args, sm());
+  const CompiledKernel& cuda = sine.compile(args, sm());
   CHECK(&cold == &cuda);  // one NVRTC build, found again
   CHECK(entries(cache.dir.path()).size() == 1);
 }
