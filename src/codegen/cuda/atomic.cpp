@@ -120,10 +120,7 @@ void Emitter::atomic_op(const ir::Op& op) {
   std::string args = block(op.operands[0], l) + "[r]";
   if (at.compare >= 0) args += ", " + block(operand(at.compare), l) + "[r]";
   args += ", " + block(operand(at.value), l) + "[r]";
-  std::vector<std::string> owner;
-  if (auto m = replica_mask(l.reg)) owner.push_back(fmt::format("(r & {}) == 0", m));
-  if (auto m = replica_mask(l.lane)) owner.push_back(fmt::format("(tj_lane & {}) == 0", m));
-  if (auto m = replica_mask(l.warp)) owner.push_back(fmt::format("(tj_warp & {}) == 0", m));
+  const std::vector<std::string> owner = first_copy_conditions(l);
   const bool replicated = !owner.empty();
   std::vector<std::string> conds = owner;
   if (at.mask >= 0) conds.push_back(block(operand(at.mask), l) + "[r]");

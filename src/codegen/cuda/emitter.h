@@ -65,6 +65,9 @@ class Emitter {
   /// thread and a multiply per element. Returns false when the op is not of that form.
   bool uniform_float_division(const ir::Op& op, const Layout& l, const std::string& name);
   void store_op(const ir::Op& op);
+  /// Conditions (on `r`, tj_lane, tj_warp) true for the first copy of each element of `l`; none
+  /// when `l` holds no copies.
+  std::vector<std::string> first_copy_conditions(const Layout& l) const;
   /// Atomics (atomic.cpp): the op, the helper function its operation and type call, and all
   /// helpers the kernel used (emitted before it).
   void atomic_op(const ir::Op& op);

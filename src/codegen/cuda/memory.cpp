@@ -110,8 +110,17 @@ void Emitter::load_op(const ir::Op& op, const Layout& l, const std::string& name
   close();
 }
 
-// Replicated threads and registers hold copies of the same element; only the first copy
-// stores it.
+// Replicated threads and registers hold copies of the same element: true (in a per-register
+// loop over `r`) for the first copy only.
+std::vector<std::string> Emitter::first_copy_conditions(const Layout& l) const {
+  std::vector<std::string> conds;
+  if (auto m = replica_mask(l.reg)) conds.push_back(fmt::format("(r & {}) == 0", m));
+  if (auto m = replica_mask(l.lane)) conds.push_back(fmt::format("(tj_lane & {}) == 0", m));
+  if (auto m = replica_mask(l.warp)) conds.push_back(fmt::format("(tj_warp & {}) == 0", m));
+  return conds;
+}
+
+// Only the first copy of an element stores it.
 void Emitter::store_op(const ir::Op& op) {
   ir::ValueId ptr = op.operands[0], value = op.operands[1];
   if (type(ptr).is_scalar()) {
@@ -122,10 +131,7 @@ void Emitter::store_op(const ir::Op& op) {
   Layout l = plan_.is_free(value) ? plan_.default_layout(type(value).shape) : plan_.fixed.at(value);
   ir::ValueId mask_v = op.attrs.has_mask ? op.operands[2] : ir::kNoValue;
   std::string v = block(value, l), p = block(ptr, l);
-  std::vector<std::string> conds;
-  if (auto m = replica_mask(l.reg)) conds.push_back(fmt::format("(r & {}) == 0", m));
-  if (auto m = replica_mask(l.lane)) conds.push_back(fmt::format("(tj_lane & {}) == 0", m));
-  if (auto m = replica_mask(l.warp)) conds.push_back(fmt::format("(tj_warp & {}) == 0", m));
+  std::vector<std::string> conds = first_copy_conditions(l);
   if (op.attrs.has_mask) conds.push_back(block(mask_v, l) + "[r]");
   DType t = type(value).elem;
   int width = vector_width(ptr, mask_v, l);

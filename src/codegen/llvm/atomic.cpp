@@ -8,22 +8,6 @@
 
 namespace tilejit::codegen::llvm_ir {
 
-llvm::Value* Lowering::only_if(llvm::Value* cond, const std::function<llvm::Value*()>& then, llvm::Type* type) {
-  llvm::BasicBlock* from = b_.GetInsertBlock();
-  auto* then_bb = llvm::BasicBlock::Create(*ctx_, "atomic", fn_);
-  auto* done_bb = llvm::BasicBlock::Create(*ctx_, "atomic_done", fn_);
-  b_.CreateCondBr(cond, then_bb, done_bb);
-  b_.SetInsertPoint(then_bb);
-  llvm::Value* v = then();
-  llvm::BasicBlock* then_end = b_.GetInsertBlock();
-  b_.CreateBr(done_bb);
-  b_.SetInsertPoint(done_bb);
-  llvm::PHINode* phi = b_.CreatePHI(type, 2);
-  phi->addIncoming(v, then_end);
-  phi->addIncoming(llvm::Constant::getNullValue(type), from);
-  return phi;
-}
-
 llvm::Value* Lowering::atomic_element(const ir::Op& op, llvm::Value* ptr, llvm::Value* value, llvm::Value* expected) {
   using Rmw = llvm::AtomicRMWInst::BinOp;
   constexpr auto order = llvm::AtomicOrdering::AcquireRelease;
@@ -41,12 +25,13 @@ llvm::Value* Lowering::atomic_element(const ir::Op& op, llvm::Value* ptr, llvm::
       if (!fp) return rmw(max ? Rmw::Max : Rmw::Min, value);
       // Sign bit clear: the floats order as signed integers; set: in reverse as unsigned ones.
       llvm::Value* bits = as_bits(value);
-      llvm::Value* positive = b_.CreateICmpSGE(bits, llvm::ConstantInt::get(bits_type, 0));
+      llvm::Value* zero = llvm::ConstantInt::get(bits_type, 0);
+      llvm::Value* positive = b_.CreateICmpSGE(bits, zero);
       llvm::Value* as_signed = only_if(
-          positive, [&] { return rmw(max ? Rmw::Max : Rmw::Min, bits); }, bits_type);
+          positive, [&] { return rmw(max ? Rmw::Max : Rmw::Min, bits); }, zero);
       llvm::Value* not_positive = b_.CreateNot(positive);
       llvm::Value* as_unsigned = only_if(
-          not_positive, [&] { return rmw(max ? Rmw::UMin : Rmw::UMax, bits); }, bits_type);
+          not_positive, [&] { return rmw(max ? Rmw::UMin : Rmw::UMax, bits); }, zero);
       return from_bits(b_.CreateSelect(positive, as_signed, as_unsigned));
     }
     case ir::AtomicKind::bit_and: return rmw(Rmw::And, value);
@@ -81,7 +66,7 @@ Chunk Lowering::atomic_chunk(const ir::Op& op, const Chunk& ptr, const std::opti
       return atomic_element(op, b_.CreateExtractElement(ptrs, lane), b_.CreateExtractElement(values, lane),
                             expected ? b_.CreateExtractElement(expected, lane) : nullptr);
     };
-    llvm::Value* v = mask ? only_if(b_.CreateExtractElement(mask, lane), one, et) : one();
+    llvm::Value* v = mask ? only_if(b_.CreateExtractElement(mask, lane), one, llvm::Constant::getNullValue(et)) : one();
     old = b_.CreateInsertElement(old, v, lane);
   }
   return {Chunk::Kind::vector, old};
@@ -97,7 +82,8 @@ void Lowering::scalar_atomic(const ir::Op& op) {
     return atomic_element(op, ptr, scalar(op.operands[static_cast<std::size_t>(at.value)]),
                           at.compare >= 0 ? scalar(op.operands[static_cast<std::size_t>(at.compare)]) : nullptr);
   };
-  scalars_[op.results[0]] = mask ? only_if(mask->value, one, elem_type(type(op.results[0]).elem)) : one();
+  scalars_[op.results[0]] =
+      mask ? only_if(mask->value, one, llvm::Constant::getNullValue(elem_type(type(op.results[0]).elem))) : one();
 }
 
 }  // namespace tilejit::codegen::llvm_ir

@@ -25,6 +25,22 @@ llvm::AllocaInst* Lowering::entry_alloca(llvm::Type* t, const char* name) {
   return eb.CreateAlloca(t, nullptr, name);
 }
 
+llvm::Value* Lowering::only_if(llvm::Value* cond, const std::function<llvm::Value*()>& then, llvm::Value* otherwise) {
+  llvm::BasicBlock* from = b_.GetInsertBlock();
+  auto* then_bb = llvm::BasicBlock::Create(*ctx_, "only_if", fn_);
+  auto* done_bb = llvm::BasicBlock::Create(*ctx_, "only_if_done", fn_);
+  b_.CreateCondBr(cond, then_bb, done_bb);
+  b_.SetInsertPoint(then_bb);
+  llvm::Value* v = then();
+  llvm::BasicBlock* then_end = b_.GetInsertBlock();
+  b_.CreateBr(done_bb);
+  b_.SetInsertPoint(done_bb);
+  llvm::PHINode* phi = b_.CreatePHI(v->getType(), 2);
+  phi->addIncoming(v, then_end);
+  phi->addIncoming(otherwise, from);
+  return phi;
+}
+
 llvm::Value* Lowering::scalar(ir::ValueId v) const {
   auto it = scalars_.find(v);
   if (it == scalars_.end()) throw InternalError(fmt::format("llvm codegen: scalar %{} used before it was computed", v));

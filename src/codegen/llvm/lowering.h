@@ -113,8 +113,6 @@ class Lowering {
   void scalar_atomic(const ir::Op& op);
   /// op's atomic update of the element at `ptr`: returns the old value. `expected`: cas only.
   llvm::Value* atomic_element(const ir::Op& op, llvm::Value* ptr, llvm::Value* value, llvm::Value* expected);
-  /// `then()` where `cond` holds, else zero of its type: a phi of the two.
-  llvm::Value* only_if(llvm::Value* cond, const std::function<llvm::Value*()>& then, llvm::Type* type);
 
   // ---- bounds checks of loads and stores (bounds.cpp) ----
   /// Load or store `op` of one chunk (a load's chunk; an empty one for a store), checked: when
@@ -150,6 +148,9 @@ class Lowering {
   void loop(const ir::Op& op);
   void yield(const ir::Op& op);
   llvm::Value* scalar(ir::ValueId v) const;
+  /// `then()`, emitted in a block of its own, where scalar `cond` holds; else `otherwise` (which
+  /// must be computed before): the phi of the two.
+  llvm::Value* only_if(llvm::Value* cond, const std::function<llvm::Value*()>& then, llvm::Value* otherwise);
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const char* name);
 
   struct LoopState {

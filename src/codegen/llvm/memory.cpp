@@ -34,19 +34,11 @@ Chunk Lowering::load_chunk(const ir::Op& op, const Chunk& ptr, const std::option
   if (uniform(ptr)) {
     if (!masked) return {Chunk::Kind::uniform, from_memory(rt, b_.CreateAlignedLoad(et, ptr.value, align))};
     bool lanes = mask.kind != Chunk::Kind::uniform;
-    llvm::Value* other = lanes ? nullptr : other_scalar();
+    // Lanes take `other` below, by lane; a uniform mask takes it here.
+    llvm::Value* otherwise = lanes ? llvm::Constant::getNullValue(value_type(rt)) : other_scalar();
     llvm::Value* any = lanes ? b_.CreateOrReduce(mask.value) : mask.value;
-    llvm::BasicBlock* from = b_.GetInsertBlock();
-    auto* load_bb = llvm::BasicBlock::Create(*ctx_, "uniform_load", fn_);
-    auto* done_bb = llvm::BasicBlock::Create(*ctx_, "uniform_load_done", fn_);
-    b_.CreateCondBr(any, load_bb, done_bb);
-    b_.SetInsertPoint(load_bb);
-    llvm::Value* loaded = from_memory(rt, b_.CreateAlignedLoad(et, ptr.value, align));
-    b_.CreateBr(done_bb);
-    b_.SetInsertPoint(done_bb);
-    llvm::PHINode* phi = b_.CreatePHI(loaded->getType(), 2);
-    phi->addIncoming(loaded, load_bb);
-    phi->addIncoming(lanes ? llvm::Constant::getNullValue(loaded->getType()) : other, from);
+    llvm::Value* phi = only_if(
+        any, [&] { return from_memory(rt, b_.CreateAlignedLoad(et, ptr.value, align)); }, otherwise);
     if (!lanes) return {Chunk::Kind::uniform, phi};
     llvm::Value* splat = b_.CreateVectorSplat(static_cast<unsigned>(width_), phi);
     return {Chunk::Kind::vector, b_.CreateSelect(mask.value, splat, other_vector())};
@@ -90,18 +82,8 @@ void Lowering::scalar_load(const ir::Op& op) {
     return;
   }
   llvm::Value* other = op.attrs.has_other ? scalar(op.operands[2]) : llvm::Constant::getNullValue(value_type(rt));
-  llvm::BasicBlock* from = b_.GetInsertBlock();
-  auto* load_bb = llvm::BasicBlock::Create(*ctx_, "masked_load", fn_);
-  auto* done_bb = llvm::BasicBlock::Create(*ctx_, "masked_load_done", fn_);
-  b_.CreateCondBr(mask->value, load_bb, done_bb);
-  b_.SetInsertPoint(load_bb);
-  llvm::Value* loaded = from_memory(rt, b_.CreateAlignedLoad(et, ptr, align));
-  b_.CreateBr(done_bb);
-  b_.SetInsertPoint(done_bb);
-  llvm::PHINode* phi = b_.CreatePHI(loaded->getType(), 2);
-  phi->addIncoming(loaded, load_bb);
-  phi->addIncoming(other, from);
-  scalars_[op.results[0]] = phi;
+  scalars_[op.results[0]] = only_if(
+      mask->value, [&] { return from_memory(rt, b_.CreateAlignedLoad(et, ptr, align)); }, other);
 }
 
 void Lowering::scalar_store(const ir::Op& op) {

@@ -81,19 +81,10 @@ void Emitter::atomic_op(const ir::Op& op) {
     }
   };
   if (type(res).is_scalar()) {
-    const std::string first_thread = hoisted("thread0", [&] {
-      std::string p = code_.reg(RegClass::pred);
-      code_.ins(fmt::format("setp.eq.u32 {}, {}, 0", p, thread_id()));
-      return p;
-    });
-    std::string pred = first_thread;
-    if (at.mask >= 0) {
-      pred = code_.reg(RegClass::pred);
-      code_.ins(fmt::format("and.pred {}, {}, {}", pred, first_thread, scalar(operand(at.mask))));
-    }
+    const std::string pred = at.mask >= 0 ? both(first_thread(), scalar(operand(at.mask))) : first_thread();
     Regs old{atom(op, pred, scalar(op.operands[0]), at.compare >= 0 ? scalar(operand(at.compare)) : "",
                   scalar(operand(at.value)))};
-    if (broadcast) share(first_thread, shared_base(), {0}, old);
+    if (broadcast) share(first_thread(), shared_base(), {0}, old);
     scalars_[res] = old[0];
     return;
   }
@@ -104,16 +95,7 @@ void Emitter::atomic_op(const ir::Op& op) {
   Regs old(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
     if ((static_cast<std::uint32_t>(r) & replica_regs) != 0) continue;
-    std::string pred = owner;
-    if (at.mask >= 0) {
-      const std::string m = element(operand(at.mask), l, r);
-      if (owner.empty()) {
-        pred = m;
-      } else {
-        pred = code_.reg(RegClass::pred);
-        code_.ins(fmt::format("and.pred {}, {}, {}", pred, owner, m));
-      }
-    }
+    const std::string pred = at.mask >= 0 ? both(owner, element(operand(at.mask), l, r)) : owner;
     old[static_cast<std::size_t>(r)] =
         atom(op, pred, element(op.operands[0], l, r), at.compare >= 0 ? element(operand(at.compare), l, r) : "",
              element(operand(at.value), l, r));

@@ -116,6 +116,10 @@ class Emitter {
   /// Its divisor, the reciprocal and whether that is a normal float, computed once a scope.
   const Regs& division_plan(const ir::Op& div);
   void store_op(const ir::Op& op);
+  /// The predicate %tid.x == 0 of this program (a prologue value): scalar stores and atomics.
+  std::string first_thread();
+  /// A predicate true where both are ("" is always true): one of them, or their and.pred.
+  std::string both(const std::string& a, const std::string& b);
   /// Atomics (atomic.cpp): the op; one element's atom (old value, 0 where `pred` is false);
   /// bytes of shared memory the op's old values pass through to copies (0 for none).
   void atomic_op(const ir::Op& op);

@@ -118,6 +118,22 @@ Regs Emitter::load_op(const ir::Op& op, const Layout& l) {
   return out;
 }
 
+std::string Emitter::first_thread() {
+  return hoisted("thread0", [&] {
+    std::string p = code_.reg(RegClass::pred);
+    code_.ins(fmt::format("setp.eq.u32 {}, {}, 0", p, thread_id()));
+    return p;
+  });
+}
+
+std::string Emitter::both(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  std::string p = code_.reg(RegClass::pred);
+  code_.ins(fmt::format("and.pred {}, {}, {}", p, a, b));
+  return p;
+}
+
 // Replicated threads and registers hold copies of the same element; only the first copy
 // stores it.
 void Emitter::store_op(const ir::Op& op) {
@@ -129,16 +145,7 @@ void Emitter::store_op(const ir::Op& op) {
     code_.ins(fmt::format("{}st.global.u8 [{}], {}", guard(pred), address, byte));
   };
   if (type(ptr_v).is_scalar()) {
-    std::string first_thread = hoisted("thread0", [&] {
-      std::string p = code_.reg(RegClass::pred);
-      code_.ins(fmt::format("setp.eq.u32 {}, {}, 0", p, thread_id()));
-      return p;
-    });
-    std::string pred = first_thread;
-    if (op.attrs.has_mask) {
-      pred = code_.reg(RegClass::pred);
-      code_.ins(fmt::format("and.pred {}, {}, {}", pred, first_thread, scalar(op.operands[2])));
-    }
+    const std::string pred = op.attrs.has_mask ? both(first_thread(), scalar(op.operands[2])) : first_thread();
     if (t.is_bool()) return store_bytes(pred, scalar(ptr_v), scalar(value_v));
     code_.ins(fmt::format("@{} st.global.{} [{}], {}", pred, access_type(elem), scalar(ptr_v), scalar(value_v)));
     return;
@@ -174,12 +181,7 @@ void Emitter::store_op(const ir::Op& op) {
   std::string owner = owner_predicate(l);
   const std::uint32_t replica_regs = cuda::replica_mask(l.reg);
   auto predicate = [&](std::size_t e) {
-    if (mask_v == ir::kNoValue) return owner;
-    std::string m = element(mask_v, l, static_cast<int>(e));
-    if (owner.empty()) return m;
-    std::string p = code_.reg(RegClass::pred);
-    code_.ins(fmt::format("and.pred {}, {}, {}", p, owner, m));
-    return p;
+    return mask_v == ir::kNoValue ? owner : both(owner, element(mask_v, l, static_cast<int>(e)));
   };
   if (t.is_bool()) {
     for (int r = 0; r < l.num_regs(); ++r)
