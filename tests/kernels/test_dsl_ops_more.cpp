@@ -3,6 +3,7 @@
 // with scalar, nested and permuted carried values.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -119,6 +120,22 @@ void nan_kernel(tl::Ptr out, tl::Ptr x, tl::Ptr y, tl::Constexpr R, tl::Constexp
   tl::store(out + n + r * C + c, tl::minimum(a, b));
   tl::store(out + 2 * n + tl::arange(0, R), tl::max(a, 1));
   tl::store(out + 2 * n + R + tl::arange(0, C), tl::min(a, 0));
+}
+
+// Max and min reductions of a widened 16-bit block along each axis (the PTX generator combines
+// the 16-bit values in pairs before widening): rows x cols of R x C, masked, the masked-off
+// elements -inf for the maxima and +inf for the minima.
+void widened_extremes_kernel(tl::Ptr out, tl::Ptr x, tl::Int rows, tl::Int cols, tl::Constexpr R, tl::Constexpr C) {
+  auto r = tl::arange(0, R)(tl::all, tl::newaxis);
+  auto c = tl::arange(0, C)(tl::newaxis, tl::all);
+  auto mask = (r < rows) & (c < cols);
+  auto low = tl::load(x + r * cols + c, mask, -tl::inf).to(DType::f32);
+  auto high = tl::load(x + r * cols + c, mask, tl::inf).to(DType::f32);
+  auto rr = tl::arange(0, R), cc = tl::arange(0, C);
+  tl::store(out + rr, tl::max(low, 1), rr < rows);
+  tl::store(out + R + rr, tl::min(high, 1), rr < rows);
+  tl::store(out + 2 * R + cc, tl::max(low, 0), cc < cols);
+  tl::store(out + 2 * R + C + cc, tl::min(high, 0), cc < cols);
 }
 
 // out[i] = x[i] < y[i] stored through an i1 pointer (one byte each).
@@ -272,6 +289,51 @@ TEST_CASE("maximum, minimum and max/min reductions propagate NaN") {
   for (int r = 0; r < R; ++r) CHECK(std::isnan(out[static_cast<std::size_t>(2 * R * C + r)]) == (r == 0 || r == 5));
   for (int c = 0; c < C; ++c)
     CHECK(std::isnan(out[static_cast<std::size_t>(2 * R * C + R + c)]) == (c == 3 || c == 31));
+}
+
+TEST_CASE("max and min reductions of widened f16 and bf16 blocks: NaN, infinities, signed zeros, masked edges") {
+  static const Kernel k("widened_extremes", widened_extremes_kernel, {"out", "x", "rows", "cols", "R", "C"});
+  const int R = 8, C = 64, rows = 7, cols = 61;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  auto x = random_floats(rows * cols, -100.f, 100.f, 3);
+  auto at = [&](int r, int c) -> float& { return x[static_cast<std::size_t>(r * cols + c)]; };
+  at(0, 17) = nan;                                                 // row 0 and column 17
+  for (int c = 0; c < cols; ++c) at(1, c) = -inf;                  // row 1: all -inf
+  at(2, 60) = inf;                                                 // row 2: +inf at the last column
+  for (int c = 0; c < cols; ++c) at(3, c) = c % 2 ? 0.0f : -0.0f;  // row 3: signed zeros
+  at(4, 0) = nan;                                                  // row 4 and column 0
+  at(6, 33) = 65000.f;                                             // row 6: the f16 range's edge
+  for (DType t : {DType::bf16, DType::f16}) {
+    CAPTURE(dtype_name(t));
+    Buffer bx = buffer(t, x.size()), bo = buffer(DType::f32, static_cast<std::size_t>(2 * R + 2 * C));
+    upload_floats(bx, x);
+    const std::vector<float> held = download_floats(bx);  // x rounded to t
+    bo.fill_bytes(0);
+    k.launch({1}, {bo, bx, rows, cols, R, C}, options(4));
+    finish();
+    const auto out = bo.download<float>();
+    // Output i against the values it reduces: NaN exactly where one is among them, else their
+    // maximum (output `max_at`) and minimum (`min_at`).
+    auto check = [&](std::size_t max_at, std::size_t min_at, const std::vector<float>& values) {
+      const bool any_nan = std::any_of(values.begin(), values.end(), [](float v) { return std::isnan(v); });
+      CHECK(std::isnan(out[max_at]) == any_nan);
+      CHECK(std::isnan(out[min_at]) == any_nan);
+      if (any_nan) return;
+      CHECK(out[max_at] == *std::max_element(values.begin(), values.end()));
+      CHECK(out[min_at] == *std::min_element(values.begin(), values.end()));
+    };
+    for (int r = 0; r < rows; ++r) {
+      CAPTURE(r);
+      check(static_cast<std::size_t>(r), static_cast<std::size_t>(R + r),
+            std::vector<float>(held.begin() + r * cols, held.begin() + (r + 1) * cols));
+    }
+    for (int c = 0; c < cols; ++c) {
+      CAPTURE(c);
+      std::vector<float> column;
+      for (int r = 0; r < rows; ++r) column.push_back(held[static_cast<std::size_t>(r * cols + c)]);
+      check(static_cast<std::size_t>(2 * R + c), static_cast<std::size_t>(2 * R + C + c), column);
+    }
+  }
 }
 
 TEST_CASE("booleans are stored as one byte") {

@@ -402,63 +402,6 @@ Regs Emitter::block_op(const ir::Op& op, const Layout& l) {
   return out;
 }
 
-// x * (1/s) is within 2 ulp of x / s, as div.full: rcp.approx is 1 ulp for normal s (rcp.rn
-// adds a slow-path subroutine, an eighth of ptxas's time on the seed softmax). Where 1/s is not a normal float (s tiny,
-// zero, infinite or NaN) the exact division runs instead. The test is uniform across the program, so the branch never
-// diverges.
-bool Emitter::splat_division(const ir::Op& op) const {
-  if (op.kind != ir::OpKind::div) return false;
-  const DType t = type(op.results[0]).elem;
-  if (t != DType::f32 && t != DType::f16 && t != DType::bf16) return false;
-  auto def = def_.find(op.operands[1]);
-  return def != def_.end() && def->second->kind == ir::OpKind::splat;
-}
-
-const Regs& Emitter::division_plan(const ir::Op& div) {
-  const ir::ValueId res = div.results[0];
-  if (const Regs* plan = recall(res, "division")) return *plan;
-  std::string s = to_compute(type(res).elem, scalar(def_.at(div.operands[1])->operands[0]));
-  std::string rcp = code_.reg(RegClass::f32), mag = code_.reg(RegClass::f32);
-  std::string below = code_.reg(RegClass::pred), above = code_.reg(RegClass::pred), normal = code_.reg(RegClass::pred);
-  code_.ins(fmt::format("rcp.approx.ftz.f32 {}, {}", rcp, s));
-  code_.ins(fmt::format("abs.f32 {}, {}", mag, s));
-  code_.ins(fmt::format("setp.le.f32 {}, {}, 0f7E800000", below, mag));  // 2^126
-  code_.ins(fmt::format("setp.ge.f32 {}, {}, 0f00800000", above, mag));  // 2^-126
-  code_.ins(fmt::format("and.pred {}, {}, {}", normal, below, above));
-  remember(res, "division", {s, rcp, normal});
-  return *recall(res, "division");
-}
-
-bool Emitter::uniform_float_division(const ir::Op& op, const Layout& l, Regs& out) {
-  if (!splat_division(op)) return false;
-  const DType t = type(op.results[0]).elem;
-  Regs x = block(op.operands[0], l);
-  std::vector<std::string> xs;
-  for (const auto& e : x) xs.push_back(to_compute(t, e));
-  const Regs plan = division_plan(op);
-  const std::string &s = plan[0], &rcp = plan[1], &normal = plan[2];
-  std::string slow = code_.label(), done = code_.label();
-  // Both paths write the same f32 registers and 16-bit results are rounded once, after the join,
-  // as NVVM does (rounded in each path and moved, bf16 cluster kernel: 64 more PTX instructions
-  // in the loop; ptxas made the same machine code of either).
-  Regs q;
-  for (std::size_t r = 0; r < x.size(); ++r) q.push_back(code_.reg(RegClass::f32));
-  code_.ins(fmt::format("@!{} bra {}", normal, slow));
-  for (std::size_t r = 0; r < x.size(); ++r) code_.ins(fmt::format("mul.f32 {}, {}, {}", q[r], xs[r], rcp));
-  code_.ins(fmt::format("bra.uni {}", done));
-  code_.place(slow);
-  // One division per element, unrolled as the CUDA C path's is. A single division site in a
-  // loop rotating the elements through it made a smaller cubin but cost registers: ptxas kept
-  // the rotated copies beside the fast path's results (bf16 BLOCK 8192, 16 warps: 42 against 32).
-  // div.full (within 2 ulp, as Triton divides) rather than div.rn: the fast path is not
-  // correctly rounded either, and ptxas expands each div.rn into a subroutine (eight of them
-  // were a quarter of the seed softmax's assembly time).
-  for (std::size_t r = 0; r < x.size(); ++r) code_.ins(fmt::format("div.full.f32 {}, {}, {}", q[r], xs[r], s));
-  code_.place(done);
-  for (const auto& e : q) out.push_back(from_compute(t, e));
-  return true;
-}
-
 PtxKernelSource generate_ptx(const ir::Function& f, const PtxCodegenOptions& options) {
   return Emitter(f, options).run();
 }

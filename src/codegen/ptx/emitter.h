@@ -108,13 +108,15 @@ class Emitter {
   Regs block_op(const ir::Op& op, const Layout& l);
   Regs load_op(const ir::Op& op, const Layout& l);
   std::string scalar_load(const ir::Op& op);
-  /// x / s with s a splat scalar: rcp.approx once, a multiply per element (see the CUDA emitter's
-  /// uniform_float_division). Returns false when the op is not of that form.
+  /// x / s with s a splat scalar: rcp.approx once, a multiply per element (division.cpp).
+  /// Returns false when the op is not of that form.
   bool uniform_float_division(const ir::Op& op, const Layout& l, Regs& out);
   /// x / s of floats with s a splat scalar: the division uniform_float_division speeds up.
   bool splat_division(const ir::Op& op) const;
   /// Its divisor, the reciprocal and whether that is a normal float, computed once a scope.
   const Regs& division_plan(const ir::Op& div);
+  /// For a block's division under a register cap: 1/(s k) and a power of two k.
+  const Regs& scaled_division_plan(const ir::Op& div);
   void store_op(const ir::Op& op);
   /// The predicate %tid.x == 0 of this program (a prologue value): scalar stores and atomics.
   std::string first_thread();
@@ -150,6 +152,9 @@ class Emitter {
   void reduce_op(const ir::Op& op);
   /// A reduction's per-thread partials of a streamed value (reduction.cpp).
   Regs streamed_tree(ir::ValueId src, const Layout& parent, int axis, ir::OpKind combine, DType acc_t);
+  /// The thread's partials of a max or min of a widened 16-bit block, combined two at a time
+  /// before widening; false (nothing emitted) where `src` is not such a value (reduction.cpp).
+  bool packed_half_tree(ir::ValueId src, const Layout& parent, int axis, ir::OpKind combine, Regs& acc);
   void loop_op(const ir::Op& op);
   /// Whether loop_op carries block `arg` (yielding `yielded`, layout `l`) as 32-bit words.
   bool carried_as_words(ir::ValueId arg, ir::ValueId yielded, const Layout& l) const;

@@ -56,7 +56,7 @@ void Emitter::reduce_op(const ir::Op& op) {
   // Within the thread, a pairwise tree over the register bits along the axis (the CUDA C
   // generator's order): a chain of dependent combines would cost one latency per register.
   Regs acc = streamed(src) ? streamed_tree(src, parent, axis, combine, acc_t) : Regs(static_cast<std::size_t>(n));
-  if (!streamed(src)) {
+  if (!streamed(src) && !packed_half_tree(src, parent, axis, combine, acc)) {
     Regs in = block(src, parent);
     for (int r = 0; r < n; ++r) acc[static_cast<std::size_t>(r)] = to_compute(t, in[static_cast<std::size_t>(r)]);
     int folded = 0;
@@ -182,6 +182,53 @@ std::string Emitter::shuffle_xor(DType acc_t, const std::string& value, int dist
 std::string Emitter::warp_butterfly(ir::OpKind combine, DType acc_t, std::string value) {
   for (int d = 16; d > 0; d >>= 1) value = binary(combine, acc_t, value, shuffle_xor(acc_t, value, d));
   return value;
+}
+
+// The max or min of a 16-bit block widened to f32 is the widened max or min of the 16-bit
+// values: widening is exact and keeps the order, NaNs included. So where the reduced value is
+// such a widening, the thread's tree runs on the 16-bit values two at a time (max.NaN.bf16x2 /
+// f16x2, pairs along the axis's lowest register bit), and only each owner's last pair is widened
+// and combined. Half the combines, and the widened block need not be live across the barrier:
+// the seed's bf16 rows of 16384 over 8 warps held 64 f32 values a thread there, and ptxas
+// spilled at three blocks an SM.
+bool Emitter::packed_half_tree(ir::ValueId src, const Layout& parent, int axis, ir::OpKind combine, Regs& acc) {
+  if (combine != ir::OpKind::maximum && combine != ir::OpKind::minimum) return false;
+  auto def = def_.find(src);
+  if (def == def_.end() || def->second->kind != ir::OpKind::cast || type(src).elem != DType::f32) return false;
+  const ir::ValueId narrow = def->second->operands[0];
+  const DType h = type(narrow).elem;
+  if ((h != DType::f16 && h != DType::bf16) || streamed(narrow)) return false;
+  const int n = parent.num_regs();
+  const auto reg_axis = static_cast<int>(cuda::axis_mask(parent.reg, axis));
+  if (reg_axis == 0) return false;
+  const int low = __builtin_ctz(static_cast<unsigned>(reg_axis));
+  const Regs in = block(narrow, parent);
+  Regs words(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r)
+    if ((r & (1 << low)) == 0)
+      words[static_cast<std::size_t>(r)] =
+          pack(in[static_cast<std::size_t>(r)], in[static_cast<std::size_t>(r | (1 << low))]);
+  const std::string op =
+      fmt::format("{}.NaN.{}x2", combine == ir::OpKind::maximum ? "max" : "min", h == DType::bf16 ? "bf16" : "f16");
+  int folded = 1 << low;
+  for (int bit = low + 1; (1 << bit) < n; ++bit) {
+    if (!(reg_axis & (1 << bit))) continue;
+    folded |= 1 << bit;
+    for (int r = 0; r < n; ++r)
+      if ((r & folded) == 0) {
+        std::string d = code_.reg(RegClass::b32);
+        code_.ins(fmt::format("{} {}, {}, {}", op, d, words[static_cast<std::size_t>(r)],
+                              words[static_cast<std::size_t>(r | (1 << bit))]));
+        words[static_cast<std::size_t>(r)] = d;
+      }
+  }
+  for (int r = 0; r < n; ++r)
+    if ((r & reg_axis) == 0) {
+      const Regs halves = unpack(words[static_cast<std::size_t>(r)]);
+      acc[static_cast<std::size_t>(r)] =
+          binary(combine, DType::f32, to_compute(h, halves[0]), to_compute(h, halves[1]));
+    }
+  return true;
 }
 
 // The same tree emitted depth first, each leaf computed as the tree reaches it (a streamed value):
