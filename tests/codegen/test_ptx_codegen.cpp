@@ -16,7 +16,6 @@
 
 #include "codegen/ptx_access_counts.h"
 #include "example_kernels.h"
-#include "jit/build_choice.h"
 #include "kernels/cluster_rows_kernel.h"
 #include "kernels/vector_add.h"
 #include "runtime/ptx_assembler.h"
@@ -47,15 +46,6 @@ CompileOptions ptx_options(int num_warps, const std::string& arch, int num_stage
 }
 
 using tilejit_test::ScopedEnv;
-
-// Whether build `a` holds at least as many blocks an SM as build `b` of the same kernel: the
-// registers that matter are those across an allocation step (the bf16 row kernel of 16384 over 16
-// warps: the PTX generator's 63 and NVRTC's 54 both hold two blocks of 512 threads).
-bool holds_as_many_blocks(const KernelMetadata& a, const KernelMetadata& b) {
-  const int threads = 32 * a.num_warps * a.programs_per_block;
-  return jit::resident_blocks_per_sm(a.registers, threads, a.arch) >=
-         jit::resident_blocks_per_sm(b.registers, threads, b.arch);
-}
 
 struct Case {
   std::string name;
@@ -422,54 +412,6 @@ TEST_CASE("a PTX override replaces the generated PTX on the PTX path") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("PTX path: the seed kernels use about as many registers as through NVRTC, and no local memory") {
-  if (rt::ptx_assembler_name() == "nvJitLink") {
-    MESSAGE(
-        "skipped: neither ptxas nor nvPTXCompiler found; nvJitLink assembles relocatable code with more "
-        "registers");
-    return;
-  }
-  // The one-program-per-row kernel the seed launcher uses from 2048 columns: a store outside
-  // loops computes its addresses and masks again from the thread index instead of keeping the
-  // loads' alive (before: f32 BLOCK 16384 82 registers against NVRTC's 58, bf16 BLOCK 8192 42
-  // against 32; now equal).
-  struct Case {
-    const char* name;
-    std::int64_t block;
-    DType dtype;
-  };
-  for (auto [name, block, dtype] :
-       {Case{"softmax_persistent", 1024, DType::f32}, Case{"softmax_persistent", 16384, DType::f32},
-        Case{"softmax_simple", 16384, DType::f32}, Case{"softmax_simple", 8192, DType::bf16},
-        Case{"softmax_simple", 16384, DType::bf16}}) {
-    CAPTURE(name);
-    CAPTURE(block);
-    CAPTURE(dtype_name(dtype));
-    const examples::ExampleKernel& e = examples::find_example(name);
-    auto args = e.arguments(8, block, block, dtype);
-    CompileOptions o;
-    // The seed launcher's warps and register cap for the width (bf16 rows of 16384: 8 warps, three
-    // blocks an SM, where NVRTC's build spills 12 bytes and the PTX generator's none).
-    const ops::SeedConfig seed = ops::seed_config(block, dtype_size(dtype));
-    o.num_warps = seed.num_warps;
-    o.min_blocks_per_sm = seed.min_blocks_per_sm;
-    o.num_stages = 1;
-    o.arch = "sm_90";
-    o.backend = Backend::cuda;
-    o.codegen = GpuCodegen::cuda;
-    const KernelMetadata nvrtc = e.kernel->compile(args, o).metadata();
-    o.codegen = GpuCodegen::ptx;
-    const CompiledKernel& k = e.kernel->compile(args, o);
-    REQUIRE(k.metadata().codegen == "ptx");
-    // Relocatable assembly (nvJitLink) took 43 against 32 at BLOCK 1024; whole-program ptxas 32.
-    // At BLOCK 16384 with the next row in flight the generated PTX still needs 121 against 114.
-    CHECK(k.metadata().registers <= nvrtc.registers + nvrtc.registers / 10 + 2);
-    CHECK(holds_as_many_blocks(k.metadata(), nvrtc));
-    CHECK(k.metadata().spill_store_bytes == 0);
-    CHECK(k.metadata().stack_frame_bytes == 0);
-  }
-}
-
 TEST_CASE("pipelined loops of three stages or more are unrolled num_stages times in both generators") {
   // The seed's persistent kernel at 128 columns: the loop loads one row per step.
   const examples::ExampleKernel& e = examples::find_example("softmax_persistent");
@@ -493,51 +435,6 @@ TEST_CASE("pipelined loops of three stages or more are unrolled num_stages times
     o.codegen = GpuCodegen::cuda;
     const std::string cuda = e.kernel->compile(args, o).stage("cuda");
     CHECK(count(cuda, "#pragma unroll " + std::to_string(stages) + "  // num_stages") == (stages > 2 ? 1u : 0u));
-  }
-}
-
-TEST_CASE("PTX path: the op's grid-stride kernels use about as many registers as through NVRTC") {
-  if (rt::ptx_assembler_name() == "nvJitLink") {
-    MESSAGE("skipped: neither ptxas nor nvPTXCompiler found (see the seed kernels' case)");
-    return;
-  }
-  // Configurations the H200 table ships. Their loads and stores sit in the grid-stride loop and
-  // compute addresses and masks again in every step (before: f32 rows_2d 256 x 2 rows, 2 warps,
-  // 48 against 40; bf16 rows_2d 512 x 2 rows, 1 warp, 64 against 56).
-  struct Case {
-    const char* what;
-    int warps;
-    const KernelBase& kernel;
-    std::vector<Arg> args;
-  };
-  const Pointer f0 = fake(DType::f32, 0), f1 = fake(DType::f32, 1), b0 = fake(DType::bf16, 0),
-                b1 = fake(DType::bf16, 1);
-  const Case cases[] = {
-      {"rows_2d f32 256 x 2", 2, ops::softmax_rows_2d_op(), {f0, f1, 256, 256, 4096, 256, 2, 256, 0, 0, 1}},
-      {"rows_2d bf16 128 x 8", 4, ops::softmax_rows_2d_op(), {b0, b1, 128, 128, 65536, 128, 8, 128, 0, 0, 1}},
-      {"rows_2d bf16 512 x 2", 1, ops::softmax_rows_2d_op(), {b0, b1, 512, 512, 32768, 512, 2, 512, 0, 0, 1}},
-      {"row bf16 16384", 16, ops::softmax_row_op(), {b0, b1, 16384, 16384, 4096, 16384, 16384, 0, 0, 1}},
-  };
-  for (const Case& c : cases) {
-    const std::string what = c.what;
-    CAPTURE(what);
-    CompileOptions o;
-    o.num_warps = c.warps;
-    o.arch = "sm_90";
-    o.backend = Backend::cuda;
-    o.codegen = GpuCodegen::cuda;
-    const KernelMetadata nvrtc = c.kernel.compile(c.args, o).metadata();
-    o.codegen = GpuCodegen::ptx;
-    const CompiledKernel& k = c.kernel.compile(c.args, o);
-    REQUIRE(k.metadata().codegen == "ptx");
-    CAPTURE(k.metadata().registers);
-    CAPTURE(nvrtc.registers);
-    // Within a few registers of NVRTC's build, or as many blocks an SM: the row kernel of 16384
-    // bf16 over 16 warps takes 63 against 54, both two blocks of 512 threads (its 16-bit maximum
-    // taken in pairs: 54 before).
-    CHECK((k.metadata().registers <= nvrtc.registers + nvrtc.registers / 10 + 2 ||
-           holds_as_many_blocks(k.metadata(), nvrtc)));
-    CHECK(k.metadata().spill_store_bytes == 0);
   }
 }
 
@@ -577,7 +474,7 @@ TEST_CASE("PTX path: the op's bf16 rows_2d loop computes one address and one mas
     CHECK(tid_reads == 0);
     // The same in machine code: whole-program ptxas makes no more of it than NVRTC does (before:
     // 256 bytes more for both configurations, 16 instructions; now 256 fewer).
-    if (rt::ptx_assembler_name() == "nvJitLink") continue;  // relocatable code (see the register tests)
+    if (rt::ptx_assembler_name() == "nvJitLink") continue;  // relocatable code (see test_ptx_registers.cpp)
     o.codegen = GpuCodegen::cuda;
     const CompiledKernel& nvrtc = ops::softmax_rows_2d_op().compile(c.args, o);
     CHECK(text_bytes(k.stage("cubin")) <= text_bytes(nvrtc.stage("cubin")) + 128);
@@ -622,7 +519,7 @@ TEST_CASE("PTX path: the op's cluster kernel syncs as NVRTC's does and assembles
     }
     CHECK(barriers == 2 + c.exchanges);
     CHECK(predicated_remote_stores == 0);
-    if (rt::ptx_assembler_name() == "nvJitLink") continue;  // relocatable code (see the register tests)
+    if (rt::ptx_assembler_name() == "nvJitLink") continue;  // relocatable code (see test_ptx_registers.cpp)
     o.codegen = GpuCodegen::cuda;
     const CompiledKernel& nvrtc = ops::softmax_cluster_op().compile(c.args, o);
     CHECK(text_bytes(k.stage("cubin")) <= text_bytes(nvrtc.stage("cubin")));
