@@ -217,6 +217,16 @@ TEST_CASE("golden PTX: softmax_persistent (BLOCK 1024, 4 warps, f32, num_stages 
   check_golden("softmax_persistent.ptx", k.stage("ptx"));
 }
 
+TEST_CASE("golden PTX: softmax_simple under a register cap (BLOCK 1024, 4 warps, bf16, four blocks an SM)") {
+  // The row's maximum on 16-bit pairs and the division by its sum without a branch.
+  CompileOptions options = kPtxOptions;
+  options.min_blocks_per_sm = 4;
+  const auto& k =
+      examples::softmax_simple().compile({fake(DType::bf16, 0), fake(DType::bf16, 1), 1024, 1024, 1000, 1024}, options);
+  REQUIRE(k.metadata().codegen == "ptx");
+  check_golden("softmax_simple_bf16_capped.ptx", k.stage("ptx"));
+}
+
 TEST_CASE("golden PTX: vector_add (BLOCK 1024, 4 warps, f32, PTX generator)") {
   const auto& k = examples::vector_add().compile(
       {fake(DType::f32, 0), fake(DType::f32, 1), fake(DType::f32, 2), 4096, 1024}, kPtxOptions);

@@ -225,8 +225,9 @@ bool Emitter::packed_half_tree(ir::ValueId src, const Layout& parent, int axis, 
   for (int r = 0; r < n; ++r)
     if ((r & reg_axis) == 0) {
       const Regs halves = unpack(words[static_cast<std::size_t>(r)]);
-      acc[static_cast<std::size_t>(r)] =
-          binary(combine, DType::f32, to_compute(h, halves[0]), to_compute(h, halves[1]));
+      const std::string low_half = to_compute(h, halves[0]);   // in order: the PTX must not depend on
+      const std::string high_half = to_compute(h, halves[1]);  // the compiler's order of arguments
+      acc[static_cast<std::size_t>(r)] = binary(combine, DType::f32, low_half, high_half);
     }
   return true;
 }
