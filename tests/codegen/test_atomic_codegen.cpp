@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/fake_pointer.h"
 #include "jit/jit_test_util.h"
 #include "tilejit/kernel.h"
 #include "tilejit/tl.h"
@@ -28,7 +29,7 @@ CompileOptions cuda_options(const std::string& arch, int num_warps, GpuCodegen c
   return o;
 }
 
-Pointer fake(DType t, int i) { return Pointer{0x10000u * static_cast<std::uint64_t>(i + 1), t}; }
+using tilejit_test::fake;
 
 // Every operation on one block; the old values of add and cas are stored, the rest dropped.
 void all_atomics(tl::Ptr data, tl::Ptr old, tl::Constexpr BLOCK) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/fake_pointer.h"
 #include "codegen/ptx_access_counts.h"
 #include "example_kernels.h"
 #include "kernels/cluster_rows_kernel.h"
@@ -20,7 +21,7 @@ using namespace tilejit;
 
 namespace {
 
-Pointer fake(DType t, int i) { return Pointer{0x10000u * static_cast<std::uint64_t>(i + 1), t}; }
+using tilejit_test::fake;
 
 // The seed's persistent kernel over rows of 256: two warps exchange each reduction through
 // shared memory behind a barrier.

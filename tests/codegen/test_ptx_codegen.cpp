@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/fake_pointer.h"
 #include "codegen/ptx_access_counts.h"
 #include "example_kernels.h"
 #include "kernels/cluster_rows_kernel.h"
@@ -33,7 +34,7 @@ using tilejit_test::count_accesses;
 
 namespace {
 
-Pointer fake(DType t, int i) { return Pointer{0x10000u * static_cast<std::uint64_t>(i + 1), t}; }
+using tilejit_test::fake;
 
 CompileOptions ptx_options(int num_warps, const std::string& arch, int num_stages = 1) {
   CompileOptions o;

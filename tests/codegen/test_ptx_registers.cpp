@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "codegen/fake_pointer.h"
+#include "codegen/ptx_access_counts.h"
 #include "example_kernels.h"
 #include "jit/build_choice.h"
 #include "runtime/ptx_assembler.h"
@@ -20,7 +22,8 @@ using namespace tilejit;
 
 namespace {
 
-Pointer fake(DType t, int i) { return Pointer{0x10000u * static_cast<std::uint64_t>(i + 1), t}; }
+using tilejit_test::fake;
+using tilejit_test::occurrences;
 
 // Whether build `a` holds at least as many blocks an SM as build `b` of the same kernel: the
 // registers that matter are those across an allocation step (the bf16 row kernel of 16384 over 16
@@ -29,12 +32,6 @@ bool holds_as_many_blocks(const KernelMetadata& a, const KernelMetadata& b) {
   const int threads = 32 * a.num_warps * a.programs_per_block;
   return jit::resident_blocks_per_sm(a.registers, threads, a.arch) >=
          jit::resident_blocks_per_sm(b.registers, threads, b.arch);
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // The seed's one-row-per-program kernel for `cols` columns of `t`, with the seed's launch choices
@@ -156,10 +153,10 @@ TEST_CASE("the seed's bf16 rows of 16384 fit three blocks an SM with no local me
   CHECK(k.metadata().stack_frame_bytes == 0);
   const std::string& ptx = k.stage("ptx");
   // 64 values a thread in 32 words: 31 pairwise maxima, then one f32 maximum of the last pair.
-  CHECK(count(ptx, "max.NaN.bf16x2") == 31);
+  CHECK(occurrences(ptx, "max.NaN.bf16x2") == 31);
   // The division: one reciprocal of the scaled sum, two multiplies an element, no branch at all.
-  CHECK(count(ptx, "rcp.approx.ftz.f32") == 1);
-  CHECK(count(ptx, "bfe.u32") == 1);
+  CHECK(occurrences(ptx, "rcp.approx.ftz.f32") == 1);
+  CHECK(occurrences(ptx, "bfe.u32") == 1);
   CHECK(ptx.find("div.full") == std::string::npos);
   CHECK(ptx.find(" bra") == std::string::npos);
 }
@@ -169,9 +166,9 @@ TEST_CASE("uncapped, the division keeps its uniform branch; f16 maxima pair up t
   CHECK(bf16.find("div.full.f32") != std::string::npos);
   CHECK(bf16.find("bra.uni") != std::string::npos);
   CHECK(bf16.find("bfe.u32") == std::string::npos);
-  CHECK(count(bf16, "max.NaN.bf16x2") == 31);
+  CHECK(occurrences(bf16, "max.NaN.bf16x2") == 31);
   const CompiledKernel& f16 = seed_row_kernel(DType::f16, 4096, 0);
-  CHECK(count(f16.stage("ptx"), "max.NaN.f16x2") > 0);
+  CHECK(occurrences(f16.stage("ptx"), "max.NaN.f16x2") > 0);
   CHECK(f16.metadata().spill_store_bytes == 0);
   // f32 rows have nothing to pair.
   const std::string& f32 = seed_row_kernel(DType::f32, 4096, 0).stage("ptx");

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "codegen/fake_pointer.h"
 #include "codegen/ptx_access_counts.h"
 #include "kernels/stash_cases.h"
 #include "kernels/stash_round_trip_kernel.h"
@@ -17,7 +18,7 @@ using namespace tilejit;
 
 namespace {
 
-Pointer fake(DType t, int i) { return Pointer{0x10000u * static_cast<std::uint64_t>(i + 1), t}; }
+using tilejit_test::fake;
 
 CompileOptions options(int num_warps, GpuCodegen codegen) {
   CompileOptions o;
