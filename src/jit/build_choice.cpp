@@ -27,6 +27,10 @@ int resident_blocks_per_sm(int registers, int threads, std::string_view arch) {
   return std::min(thread_limited_blocks(threads, arch), registers_per_sm / per_warp / warps);
 }
 
+int resident_blocks_per_sm(const KernelMetadata& m) {
+  return resident_blocks_per_sm(m.registers, block_threads(m), m.arch);
+}
+
 bool register_limited(const KernelMetadata& m) {
   const int threads = block_threads(m);
   return resident_blocks_per_sm(m.registers, threads, m.arch) < thread_limited_blocks(threads, m.arch);
@@ -34,8 +38,7 @@ bool register_limited(const KernelMetadata& m) {
 
 bool outranks(const KernelMetadata& a, const KernelMetadata& b) {
   if (a.spill_store_bytes != b.spill_store_bytes) return a.spill_store_bytes < b.spill_store_bytes;
-  return resident_blocks_per_sm(a.registers, block_threads(a), a.arch) >
-         resident_blocks_per_sm(b.registers, block_threads(b), b.arch);
+  return resident_blocks_per_sm(a) > resident_blocks_per_sm(b);
 }
 
 }  // namespace tilejit::jit

@@ -17,6 +17,9 @@ namespace tilejit::jit {
 /// 256; 2048 threads an SM (1536 on sm_86, sm_87, sm_89 and sm_120); at most 32 blocks.
 int resident_blocks_per_sm(int registers, int threads, std::string_view arch);
 
+/// The same for a build, from its registers, block size (warps times programs a block) and arch.
+int resident_blocks_per_sm(const KernelMetadata& m);
+
 /// Whether registers, not threads, bound the blocks an SM holds of this build.
 bool register_limited(const KernelMetadata& m);
 

@@ -381,8 +381,7 @@ std::vector<SoftmaxConfig> softmax_occupancy_variants(const std::vector<SoftmaxC
     for (const CompiledKernel* k : kernels[i]) {
       const KernelMetadata& md = k->metadata();
       if (!jit::register_limited(md)) continue;
-      const int resident =
-          jit::resident_blocks_per_sm(md.registers, 32 * md.num_warps * md.programs_per_block, md.arch);
+      const int resident = jit::resident_blocks_per_sm(md);
       blocks = blocks == 0 ? resident : std::min(blocks, resident);
     }
     if (blocks == 0) continue;

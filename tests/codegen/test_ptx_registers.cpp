@@ -29,9 +29,7 @@ using tilejit_test::occurrences;
 // registers that matter are those across an allocation step (the bf16 row kernel of 16384 over 16
 // warps: the PTX generator's 63 and NVRTC's 54 both hold two blocks of 512 threads).
 bool holds_as_many_blocks(const KernelMetadata& a, const KernelMetadata& b) {
-  const int threads = 32 * a.num_warps * a.programs_per_block;
-  return jit::resident_blocks_per_sm(a.registers, threads, a.arch) >=
-         jit::resident_blocks_per_sm(b.registers, threads, b.arch);
+  return jit::resident_blocks_per_sm(a) >= jit::resident_blocks_per_sm(b);
 }
 
 // The seed's one-row-per-program kernel for `cols` columns of `t`, with the seed's launch choices

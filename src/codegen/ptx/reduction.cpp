@@ -10,6 +10,26 @@
 #include "tilejit/error.h"
 
 namespace tilejit::codegen::ptx {
+namespace {
+
+// Combines values[r] with values[r | b] into values[r] for each register bit b of `axis_bits` not
+// in `folded` (bits already combined), lowest first: a pairwise tree whose partials end in the
+// registers with no axis bits. A chain of dependent combines would cost one latency per register.
+void fold_register_tree(Regs& values, int axis_bits, int folded,
+                        const std::function<std::string(const std::string&, const std::string&)>& combine) {
+  const auto n = static_cast<int>(values.size());
+  for (int bit = 0; (1 << bit) < n; ++bit) {
+    if (!(axis_bits & (1 << bit)) || (folded & (1 << bit))) continue;
+    folded |= 1 << bit;
+    for (int r = 0; r < n; ++r)
+      if ((r & folded) == 0)
+        values[static_cast<std::size_t>(r)] =
+            combine(values[static_cast<std::size_t>(r)], values[static_cast<std::size_t>(r | (1 << bit))]);
+  }
+}
+
+}  // namespace
+
 ir::OpKind reduce_combine_op(ir::ReduceKind k) {
   switch (k) {
     case ir::ReduceKind::sum: return ir::OpKind::add;
@@ -59,15 +79,8 @@ void Emitter::reduce_op(const ir::Op& op) {
   if (!streamed(src) && !packed_half_tree(src, parent, axis, combine, acc)) {
     Regs in = block(src, parent);
     for (int r = 0; r < n; ++r) acc[static_cast<std::size_t>(r)] = to_compute(t, in[static_cast<std::size_t>(r)]);
-    int folded = 0;
-    for (int bit = 0; (1 << bit) < n; ++bit) {
-      if (!(reg_axis & (1 << bit))) continue;
-      folded |= 1 << bit;
-      for (int r = 0; r < n; ++r)
-        if ((r & folded) == 0)
-          acc[static_cast<std::size_t>(r)] =
-              binary(combine, acc_t, acc[static_cast<std::size_t>(r)], acc[static_cast<std::size_t>(r | (1 << bit))]);
-    }
+    fold_register_tree(acc, reg_axis, 0,
+                       [&](const std::string& a, const std::string& b) { return binary(combine, acc_t, a, b); });
   }
   for (int bit = 0; bit < 5; ++bit) {
     if (!(lane_axis & (1u << bit))) continue;
@@ -210,18 +223,11 @@ bool Emitter::packed_half_tree(ir::ValueId src, const Layout& parent, int axis, 
           pack(in[static_cast<std::size_t>(r)], in[static_cast<std::size_t>(r | (1 << low))]);
   const std::string op =
       fmt::format("{}.NaN.{}x2", combine == ir::OpKind::maximum ? "max" : "min", h == DType::bf16 ? "bf16" : "f16");
-  int folded = 1 << low;
-  for (int bit = low + 1; (1 << bit) < n; ++bit) {
-    if (!(reg_axis & (1 << bit))) continue;
-    folded |= 1 << bit;
-    for (int r = 0; r < n; ++r)
-      if ((r & folded) == 0) {
-        std::string d = code_.reg(RegClass::b32);
-        code_.ins(fmt::format("{} {}, {}, {}", op, d, words[static_cast<std::size_t>(r)],
-                              words[static_cast<std::size_t>(r | (1 << bit))]));
-        words[static_cast<std::size_t>(r)] = d;
-      }
-  }
+  fold_register_tree(words, reg_axis, 1 << low, [&](const std::string& a, const std::string& b) {
+    std::string d = code_.reg(RegClass::b32);
+    code_.ins(fmt::format("{} {}, {}, {}", op, d, a, b));
+    return d;
+  });
   for (int r = 0; r < n; ++r)
     if ((r & reg_axis) == 0) {
       const Regs halves = unpack(words[static_cast<std::size_t>(r)]);
