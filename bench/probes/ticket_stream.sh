@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On the GPU machine: builds bench/probes/ticket_stream.cu and runs it once for each line of
+# $CONFIGS (default bench/probes/ticket_stream.txt), then the library op on the same four shapes
+# (tilejit-softmax, CUDA events after an L2 flush), ROUNDS times in turn (default 1).
+# Output to stdout and $OUT/ticket_stream.log.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+ROUNDS=${ROUNDS:-1}
+nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/ticket_stream bench/probes/ticket_stream.cu &
+{ cmake -S . -B build-gpu -DTILEJIT_WITH_LLVM=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+  cmake --build build-gpu --target tilejit-softmax -j "${JOBS:-16}" >/dev/null; } || exit 1
+wait || exit 1
+CONFIGS=${CONFIGS:-bench/probes/ticket_stream.txt}
+{
+  nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader
+  for ((r = 1; r <= ROUNDS; r++)); do
+    grep -v '^#' "$CONFIGS" | while read -r line; do
+      [[ -z $line ]] && continue
+      # shellcheck disable=SC2086  # an argument list
+      timeout 60 /tmp/ticket_stream $line || echo "  failed: $line (rc $?)"
+    done
+    for s in "--rows 16 --cols 4194304" "--rows 128 --cols 1048576" \
+             "--dtype bf16 --rows 16 --cols 4194304" "--dtype bf16 --rows 128 --cols 1048576"; do
+      echo "round $r: op $s"
+      # shellcheck disable=SC2086
+      timeout 60 build-gpu/examples/tilejit-softmax $s --reps 50 | grep -E 'library op|GB/s|copy'
+    done
+  done
+} 2>&1 | tee "$OUT/ticket_stream.log"
