@@ -16,11 +16,10 @@
 #include <string>
 
 struct Stream {
-  unsigned* ticket;     // the next ticket; the last program out resets it for the next launch
-  unsigned* exited;     // programs done this launch
+  unsigned* ticket;     // one counter, never reset: each launch starts at its epoch's base
   unsigned* row_count;  // per row: first passes done, never reset
-  unsigned long long* stats_max;  // per row: the maximum, tagged with the posting launch's epoch + 1
-  unsigned long long* stats_inv;  // per row: 1 / sum, tagged likewise
+  unsigned* row_ready;  // per row: the epoch + 1 of the launch whose statistics are posted
+  float2* row_stats;    // per row: (max, 1 / sum)
   float2* partial;      // per item: (max, sum of exp(x - max))
 };
 
@@ -36,9 +35,34 @@ __device__ __forceinline__ float accurate_exp(float x) {
   return p * __int_as_float((static_cast<int>(n) + 127) << 23);
 }
 
-// The second pass's stores: streaming (evicted first) where HINT asks for hints.
 template <int HINT>
 struct Access {
+  static __device__ __forceinline__ uint4 first(const uint4* p) {
+    uint4 v;
+    if constexpr (HINT == 1) {
+      asm volatile(
+          "{ .reg .b64 pol; createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
+          "ld.global.nc.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], pol; }"
+          : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+          : "l"(p));
+    } else {
+      asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    }
+    return v;
+  }
+  static __device__ __forceinline__ uint4 second(const uint4* p) {
+    uint4 v;
+    if constexpr (HINT != 0) {
+      asm volatile(
+          "{ .reg .b64 pol; createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+          "ld.global.nc.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], pol; }"
+          : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+          : "l"(p));
+    } else {
+      asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    }
+    return v;
+  }
   static __device__ __forceinline__ void store(uint4* p, uint4 v) {
     if constexpr (HINT != 0) {
       asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
@@ -51,7 +75,7 @@ struct Access {
 };
 
 // (m, s) pairs combined: the sums rescaled to the larger maximum.
-__device__ __forceinline__ float2 combine2(float2 a, float2 b) {
+__device__ __forceinline__ float2 combine(float2 a, float2 b) {
   const float m = fmaxf(a.x, b.x);
   if (m == -INFINITY) return make_float2(m, 0.f);
   return make_float2(m, a.y * accurate_exp(a.x - m) + b.y * accurate_exp(b.x - m));
@@ -60,191 +84,111 @@ __device__ __forceinline__ float2 combine2(float2 a, float2 b) {
 __device__ __forceinline__ float2 warp_combine(float2 v) {
   for (int o = 16; o > 0; o >>= 1) {
     float2 w = make_float2(__shfl_xor_sync(~0u, v.x, o), __shfl_xor_sync(~0u, v.y, o));
-    v = combine2(v, w);
+    v = combine(v, w);
   }
   return v;
 }
 
-// cp.async of one 16-byte chunk into shared memory, with an L2 policy for the first (evict_last)
-// or second (evict_first) read where HINT asks for one.
-template <int HINT, bool kFirst>
-__device__ __forceinline__ void copy_chunk(uint4* dst, const uint4* src) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (HINT == 1 && kFirst) {
-    asm volatile(
-        "{ .reg .b64 pol; createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
-        "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol; }" ::"r"(s),
-        "l"(src)
-        : "memory");
-  } else if constexpr (HINT != 0 && !kFirst) {
-    asm volatile(
-        "{ .reg .b64 pol; createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
-        "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, pol; }" ::"r"(s),
-        "l"(src)
-        : "memory");
-  } else {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(src) : "memory");
-  }
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-// A row's statistic and the launch it belongs to in one 64-bit word, so a reader needs no flag:
-// a word tagged with this launch's epoch + 1 is valid.
-__device__ __forceinline__ unsigned long long tagged(float v, unsigned tag) {
-  return (static_cast<unsigned long long>(tag) << 32) | __float_as_uint(v);
-}
-__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
-  unsigned long long v;
-  asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned long long v) {
-  asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-__device__ __forceinline__ unsigned add_acq_rel(unsigned* p, unsigned v) {
-  unsigned old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-}
-
-// Each ticket's loads are in flight through the ticket before it: item k + 1's first read (DRAM)
-// and item k + 1 - lag's second read (L2) land in shared memory by cp.async while item k is
-// reduced and item k - lag written. A thread copies, reads and overwrites only its own chunks, so
-// no barrier guards the buffers. One barrier a ticket shares the block's (max, sum) and the next
-// ticket; the row count's atomic is read one ticket later, and a row's statistics travel tagged,
-// so nothing waits on a round trip to L2 but the loads themselves.
 template <typename T, int THREADS, int CPT, int HINT>
 __global__ void __launch_bounds__(THREADS) ticket_stream(const uint4* in, uint4* out, Stream s, unsigned n_items,
                                                           unsigned items_per_row, unsigned lag, unsigned epoch) {
   using C = Chunk<T>;
+  using A = Access<HINT>;
   constexpr int kWarps = THREADS / 32;
   constexpr int kItemChunks = THREADS * CPT;
-  extern __shared__ uint4 buffers[];  // first reads, two tickets; second reads, one
-  auto first_buf = [&](int i) { return buffers + i * kItemChunks; };
-  uint4* const second_buf = buffers + 2 * kItemChunks;
-  __shared__ float2 red[2][kWarps], red_row[kWarps];
-  __shared__ unsigned next_ticket[2], combine_row[2];
+  __shared__ float2 red[kWarps], red_row[kWarps];
+  __shared__ unsigned next_ticket[2], last_row;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const unsigned total = n_items + lag, tag = epoch + 1;
+  const unsigned total = n_items + lag;
+  const unsigned base = epoch * (total + gridDim.x);  // each program takes one ticket past the end
 
-  auto issue_first = [&](unsigned t, uint4* buf) {
-    if (t < n_items)
-#pragma unroll
-      for (int c = 0; c < CPT; ++c)
-        copy_chunk<HINT, true>(buf + c * THREADS + tid, in + static_cast<size_t>(t) * kItemChunks + c * THREADS + tid);
-    commit_copies();
-  };
-  auto issue_second = [&](unsigned t) {
-    if (t >= lag && t < total)
-#pragma unroll
-      for (int c = 0; c < CPT; ++c)
-        copy_chunk<HINT, false>(second_buf + c * THREADS + tid,
-                                in + static_cast<size_t>(t - lag) * kItemChunks + c * THREADS + tid);
-    commit_copies();
-  };
-  // Combines a finished row's partials and posts its statistics (the whole block).
-  auto combine = [&](unsigned row) {
-    float2 v = make_float2(-INFINITY, 0.f);
-    for (unsigned i = tid; i < items_per_row; i += THREADS) v = combine2(v, __ldcg(&s.partial[row * items_per_row + i]));
-    v = warp_combine(v);
-    if (lane == 0) red_row[warp] = v;
-    __syncthreads();
-    if (tid == 0) {
-      float2 r = red_row[0];
-      for (int w = 1; w < kWarps; ++w) r = combine2(r, red_row[w]);
-      store_relaxed(&s.stats_max[row], tagged(r.x, tag));
-      store_relaxed(&s.stats_inv[row], tagged(1.f / r.y, tag));
-    }
-  };
-
-  if (tid == 0) next_ticket[0] = atomicAdd(s.ticket, 1u), next_ticket[1] = atomicAdd(s.ticket, 1u);
+  if (tid == 0) next_ticket[0] = atomicAdd(s.ticket, 1u) - base;
   __syncthreads();
-  unsigned k = next_ticket[0], k1 = next_ticket[1];
-  issue_first(k, first_buf(0));
-  issue_second(k);
-  unsigned long long st_max = 0, st_inv = 0;
-  if (k >= lag && k < total) {
-    st_max = load_relaxed(&s.stats_max[(k - lag) / items_per_row]);
-    st_inv = load_relaxed(&s.stats_inv[(k - lag) / items_per_row]);
-  }
-  unsigned pending_row = ~0u;  // lane 0 of warp 0: the row this program's last count completed
-  int cur = 0;
+  unsigned k = next_ticket[0];
+  int slot = 1;
   while (k < total) {
-    issue_first(k1, first_buf(cur ^ 1));
-    unsigned k2 = 0;
-    if (tid == 0 && k1 < total) k2 = atomicAdd(s.ticket, 1u);
-    wait_copies<1>();  // item k's first read and item k - lag's second read
-    if (k < n_items) {
-      const uint4* a = first_buf(cur);
+    unsigned next = 0;
+    if (tid == 0) next = atomicAdd(s.ticket, 1u) - base;  // in flight through this ticket's work
+    const bool first = k < n_items, second = k >= lag;
+    const unsigned j = k - lag;
+    uint4 a[CPT], b[CPT];
+    if (first)
+#pragma unroll
+      for (int c = 0; c < CPT; ++c) a[c] = A::first(in + static_cast<size_t>(k) * kItemChunks + c * THREADS + tid);
+    if (second)
+#pragma unroll
+      for (int c = 0; c < CPT; ++c) b[c] = A::second(in + static_cast<size_t>(j) * kItemChunks + c * THREADS + tid);
+
+    // First pass of item k: this thread's (max, sum), then the block's.
+    if (first) {
       float m = -INFINITY, sum = 0.f;
 #pragma unroll
       for (int c = 0; c < CPT; ++c) {
         float f[C::n];
-        C::unpack(a[c * THREADS + tid], f);
+        C::unpack(a[c], f);
 #pragma unroll
         for (int e = 0; e < C::n; ++e) m = fmaxf(m, f[e]);
       }
 #pragma unroll
       for (int c = 0; c < CPT; ++c) {
         float f[C::n];
-        C::unpack(a[c * THREADS + tid], f);
+        C::unpack(a[c], f);
 #pragma unroll
         for (int e = 0; e < C::n; ++e) sum += accurate_exp(f[e] - m);
       }
       float2 v = warp_combine(make_float2(m, sum));
-      if (lane == 0) red[cur][warp] = v;
+      if (lane == 0) red[warp] = v;
     }
-    if (tid == 0) next_ticket[cur] = k1 < total ? k2 : total, combine_row[cur] = pending_row, pending_row = ~0u;
+    if (tid == 0) next_ticket[slot] = next;
     __syncthreads();
-    if (combine_row[cur] != ~0u) combine(combine_row[cur]);
-    if (k < n_items && warp == 0) {
-      float2 v = lane < kWarps ? red[cur][lane] : make_float2(-INFINITY, 0.f);
+    if (first && warp == 0) {
+      float2 v = lane < kWarps ? red[lane] : make_float2(-INFINITY, 0.f);
       v = warp_combine(v);
       if (lane == 0) {
         const unsigned row = k / items_per_row;
         s.partial[k] = v;
-        const unsigned done = add_acq_rel(&s.row_count[row], 1u) + 1;
-        pending_row = done % items_per_row == 0 ? row : ~0u;
+        __threadfence();
+        const unsigned done = atomicAdd(&s.row_count[row], 1u) + 1;
+        last_row = done % items_per_row == 0 ? row : ~0u;
+      }
+    } else if (tid == 0) {
+      last_row = ~0u;
+    }
+    __syncthreads();
+    // The row's last first pass combines its partials and posts the statistics.
+    if (last_row != ~0u) {
+      __threadfence();
+      const unsigned row = last_row;
+      float2 v = make_float2(-INFINITY, 0.f);
+      for (unsigned i = tid; i < items_per_row; i += THREADS) v = combine(v, __ldcg(&s.partial[row * items_per_row + i]));
+      v = warp_combine(v);
+      if (lane == 0) red_row[warp] = v;
+      __syncthreads();
+      if (tid == 0) {
+        float2 r = red_row[0];
+        for (int w = 1; w < kWarps; ++w) r = combine(r, red_row[w]);
+        s.row_stats[row] = make_float2(r.x, 1.f / r.y);
+        __threadfence();
+        asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(&s.row_ready[row]), "r"(epoch + 1) : "memory");
       }
     }
-    if (k >= lag) {
-      const unsigned j = k - lag, row = j / items_per_row;
-      while (static_cast<unsigned>(st_max >> 32) != tag || static_cast<unsigned>(st_inv >> 32) != tag) {
-        __nanosleep(64);
-        st_max = load_relaxed(&s.stats_max[row]);
-        st_inv = load_relaxed(&s.stats_inv[row]);
-      }
-      const float mx = __uint_as_float(static_cast<unsigned>(st_max)), inv = __uint_as_float(static_cast<unsigned>(st_inv));
+
+    // Second pass of item j = k - lag, its row's statistics normally long posted.
+    if (second) {
+      const unsigned row = j / items_per_row;
+      while (load_acquire(&s.row_ready[row]) != epoch + 1) __nanosleep(64);
+      const float2 st = __ldcg(&s.row_stats[row]);
 #pragma unroll
       for (int c = 0; c < CPT; ++c) {
         float f[C::n];
-        C::unpack(second_buf[c * THREADS + tid], f);
+        C::unpack(b[c], f);
 #pragma unroll
-        for (int e = 0; e < C::n; ++e) f[e] = accurate_exp(f[e] - mx) * inv;
-        Access<HINT>::store(out + static_cast<size_t>(j) * kItemChunks + c * THREADS + tid, C::pack(f));
+        for (int e = 0; e < C::n; ++e) f[e] = accurate_exp(f[e] - st.x) * st.y;
+        A::store(out + static_cast<size_t>(j) * kItemChunks + c * THREADS + tid, C::pack(f));
       }
     }
-    issue_second(k1);
-    if (k1 >= lag && k1 < total) {
-      st_max = load_relaxed(&s.stats_max[(k1 - lag) / items_per_row]);
-      st_inv = load_relaxed(&s.stats_inv[(k1 - lag) / items_per_row]);
-    }
-    k = k1;
-    k1 = next_ticket[cur];
-    cur ^= 1;
-  }
-  wait_copies<0>();
-  // A row this program completed with its last ticket.
-  if (tid == 0) combine_row[0] = pending_row;
-  __syncthreads();
-  if (combine_row[0] != ~0u) combine(combine_row[0]);
-  if (tid == 0) {
-    __threadfence();
-    if (atomicAdd(s.exited, 1u) == gridDim.x - 1) *s.ticket = 0, *s.exited = 0;
+    k = next_ticket[slot];
+    slot ^= 1;
   }
 }
 
@@ -258,9 +202,7 @@ int run(std::int64_t rows, std::int64_t cols, int blocks_per_sm, double slack, i
   auto kernel = ticket_stream<T, THREADS, CPT, HINT>;
   int sms = 0, fit = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const int smem = 3 * THREADS * CPT * 16;
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, THREADS, smem));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, THREADS, 0));
   if (fit < blocks_per_sm) {
     std::fprintf(stderr, "only %d blocks an SM fit\n", fit);
     return 2;
@@ -274,19 +216,16 @@ int run(std::int64_t rows, std::int64_t cols, int blocks_per_sm, double slack, i
   ProbeData<T> d(rows, cols);
   Stream s{};
   CHECK(cudaMalloc(&s.ticket, sizeof(unsigned)));
-  CHECK(cudaMalloc(&s.exited, sizeof(unsigned)));
-  CHECK(cudaMemset(s.exited, 0, sizeof(unsigned)));
   CHECK(cudaMalloc(&s.row_count, rows * sizeof(unsigned)));
-  CHECK(cudaMalloc(&s.stats_max, rows * sizeof(unsigned long long)));
-  CHECK(cudaMalloc(&s.stats_inv, rows * sizeof(unsigned long long)));
+  CHECK(cudaMalloc(&s.row_ready, rows * sizeof(unsigned)));
+  CHECK(cudaMalloc(&s.row_stats, rows * sizeof(float2)));
   CHECK(cudaMalloc(&s.partial, n_items * sizeof(float2)));
   CHECK(cudaMemset(s.ticket, 0, sizeof(unsigned)));
   CHECK(cudaMemset(s.row_count, 0, rows * sizeof(unsigned)));
-  CHECK(cudaMemset(s.stats_max, 0, rows * sizeof(unsigned long long)));
-  CHECK(cudaMemset(s.stats_inv, 0, rows * sizeof(unsigned long long)));
+  CHECK(cudaMemset(s.row_ready, 0, rows * sizeof(unsigned)));
   unsigned epoch = 0;
   auto launch = [&] {
-    kernel<<<programs, THREADS, smem>>>(reinterpret_cast<const uint4*>(d.in), reinterpret_cast<uint4*>(d.out), s, n_items,
+    kernel<<<programs, THREADS>>>(reinterpret_cast<const uint4*>(d.in), reinterpret_cast<uint4*>(d.out), s, n_items,
                                   items_per_row, lag, epoch++);
     CHECK(cudaGetLastError());
   };

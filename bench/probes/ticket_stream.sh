@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: builds bench/probes/ticket_stream.cu and runs it once for each line of
-# $CONFIGS (default bench/probes/ticket_stream.txt), then the library op on the same four shapes
-# (tilejit-softmax, CUDA events after an L2 flush), ROUNDS times in turn (default 1).
+# $CONFIGS (default bench/probes/ticket_stream.txt), then the library op on the same four shapes, in its own
+# choice and in the H200 table's (tilejit-softmax, CUDA events after an L2 flush), ROUNDS times in turn (default 1).
 # Output to stdout and $OUT/ticket_stream.log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,11 +21,18 @@ CONFIGS=${CONFIGS:-bench/probes/ticket_stream.txt}
       # shellcheck disable=SC2086  # an argument list
       timeout 60 /tmp/ticket_stream $line || echo "  failed: $line (rc $?)"
     done
-    for s in "--rows 16 --cols 4194304" "--rows 128 --cols 1048576" \
-             "--dtype bf16 --rows 16 --cols 4194304" "--dtype bf16 --rows 128 --cols 1048576"; do
-      echo "round $r: op $s"
-      # shellcheck disable=SC2086
-      timeout 60 build-gpu/examples/tilejit-softmax $s --reps 50 | grep -E 'library op|GB/s|copy'
+    # The op's own choice, then the H200 table's entries for these shapes (on any GPU).
+    shapes=("--rows 16 --cols 4194304" "--rows 128 --cols 1048576"
+            "--dtype bf16 --rows 16 --cols 4194304" "--dtype bf16 --rows 128 --cols 1048576")
+    table=("group BLOCK=8192 warps=16 stages=2 group=64" "group BLOCK=8192 warps=8 stages=1 group=64"
+           "group BLOCK=8192 warps=16 stages=1 group=64" "group BLOCK=8192 warps=8 stages=1 group=32")
+    for i in 0 1 2 3; do
+      for config in "" "${table[$i]}"; do
+        echo "round $r: op ${shapes[$i]} ${config:+--config \"$config\"}"
+        # shellcheck disable=SC2086  # an argument list
+        timeout 60 build-gpu/examples/tilejit-softmax ${shapes[$i]} ${config:+--config "$config"} --reps 50 |
+          grep -E 'library op|GB/s|copy'
+      done
     done
   done
 } 2>&1 | tee "$OUT/ticket_stream.log"
