@@ -26,6 +26,9 @@
 #               SHAPES, processes alternating: tree_ab.md
 #   held        bench/probes/held_in_shared.sh: rows held in shared memory against rows held in
 #               registers, a hand-written probe (held_in_shared.log)
+#   borrowed    on a GPU with no shipped table (an H100): softmax_bench.py (BENCH_ARGS) for the op and
+#               torch twice, with the op's own choice and with the H200's shipped table installed as
+#               this device's tuning file: borrowed/own/softmax.md, borrowed/h200/softmax.md
 #   opcompile   bench-op-compile: the op's kernels for each benchmark shape compiled cold through each
 #               CUDA generator (no GPU needed): op_compile.md
 #   none        nothing (a tests-only gpu-check run)
@@ -104,6 +107,18 @@ for bench in ${BENCHES:-softmax latency}; do
           tee -a "$OUT/probe.log" | tail -n 1) || true
         echo "| $probe | $result |" | tee -a "$OUT/probe.md"
       done ;;
+    borrowed)
+      # The tuning file's name as softmax_tuning_file() spells it for this device.
+      name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+      own=$(mktemp -d) h200=$(mktemp -d)
+      cp src/ops/tuned/NVIDIA_H200.txt "$h200/autotune-$(echo "$name" | sed 's/[^A-Za-z0-9().-]/_/g').txt"
+      for table in own h200; do
+        dir=$own
+        [[ $table == h200 ]] && dir=$h200
+        TILEJIT_CACHE_DIR=$dir PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" \
+          --out "$OUT/borrowed/$table" --impls tilejit_op,torch ${BENCH_ARGS:-}
+      done
+      rm -rf "$own" "$h200" ;;
     opcompile) "$BUILD/bench/bench-op-compile" --out "$OUT/op_compile.md" ;;
     none) ;;
     sweep-ptx) TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_ptx.md" ;;
