@@ -265,9 +265,10 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
     }
     if (cpu && is_cpu_stage(args.str("dump"))) dump_stage(args.str("dump"), [&] { return op_kernels(p, o); });
     auto plan = ops::plan_softmax(p.rows, p.cols, p.dtype, p.dtype, o);
+    std::string source = ops::config_source_name(plan.source);
+    if (!plan.table_device.empty()) source += ": " + plan.table_device;
     fmt::print("tilejit-softmax: library op{}, {} x {} {}, {} ({}), backend {}\n", p.log ? " (log_softmax)" : "",
-               p.rows, p.cols, dtype_name(p.dtype), ops::describe(plan.config), ops::config_source_name(plan.source),
-               backend_name(backend));
+               p.rows, p.cols, dtype_name(p.dtype), ops::describe(plan.config), source, backend_name(backend));
     Pointer po{out.address(), p.dtype, memory}, pi{in.address(), p.dtype, memory};
     run = [=] {
       if (p.log) ops::log_softmax(po, pi, p.rows, p.cols, p.cols, p.cols, nullptr, o);

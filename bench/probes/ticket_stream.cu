@@ -11,9 +11,9 @@
 // Usage: ticket_stream f32|bf16 rows cols THREADSxCPT blocks_per_sm slack hint [reps]
 //   lag = items per row + slack x programs;  hint 0: none, 1: evict_last first pass and
 //   evict_first second pass and stores, 2: evict_first second pass and stores only.
-#include "probe_common.cuh"
-
 #include <string>
+
+#include "probe_common.cuh"
 
 struct Stream {
   unsigned* ticket;     // one counter, never reset: each launch starts at its epoch's base
@@ -68,8 +68,7 @@ struct Access {
       asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
                    : "memory");
     } else {
-      asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-                   : "memory");
+      asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
     }
   }
 };
@@ -91,7 +90,7 @@ __device__ __forceinline__ float2 warp_combine(float2 v) {
 
 template <typename T, int THREADS, int CPT, int HINT>
 __global__ void __launch_bounds__(THREADS) ticket_stream(const uint4* in, uint4* out, Stream s, unsigned n_items,
-                                                          unsigned items_per_row, unsigned lag, unsigned epoch) {
+                                                         unsigned items_per_row, unsigned lag, unsigned epoch) {
   using C = Chunk<T>;
   using A = Access<HINT>;
   constexpr int kWarps = THREADS / 32;
@@ -160,7 +159,8 @@ __global__ void __launch_bounds__(THREADS) ticket_stream(const uint4* in, uint4*
       __threadfence();
       const unsigned row = last_row;
       float2 v = make_float2(-INFINITY, 0.f);
-      for (unsigned i = tid; i < items_per_row; i += THREADS) v = combine(v, __ldcg(&s.partial[row * items_per_row + i]));
+      for (unsigned i = tid; i < items_per_row; i += THREADS)
+        v = combine(v, __ldcg(&s.partial[row * items_per_row + i]));
       v = warp_combine(v);
       if (lane == 0) red_row[warp] = v;
       __syncthreads();
@@ -229,10 +229,11 @@ int run(std::int64_t rows, std::int64_t cols, int blocks_per_sm, double slack, i
                                   items_per_row, lag, epoch++);
     CHECK(cudaGetLastError());
   };
-  std::printf("%s %lld x %lld, %dx%d (item %d KiB), %u programs (%d an SM, %d registers), lag %u items (%.1f MiB), hint %d\n",
-              sizeof(T) == 4 ? "f32" : "bf16", static_cast<long long>(rows), static_cast<long long>(cols), THREADS, CPT,
-              kItemElems * static_cast<int>(sizeof(T)) / 1024, programs, blocks_per_sm, attrs.numRegs, lag,
-              lag * static_cast<double>(kItemElems * sizeof(T)) / (1 << 20), HINT);
+  std::printf(
+      "%s %lld x %lld, %dx%d (item %d KiB), %u programs (%d an SM, %d registers), lag %u items (%.1f MiB), hint %d\n",
+      sizeof(T) == 4 ? "f32" : "bf16", static_cast<long long>(rows), static_cast<long long>(cols), THREADS, CPT,
+      kItemElems * static_cast<int>(sizeof(T)) / 1024, programs, blocks_per_sm, attrs.numRegs, lag,
+      lag * static_cast<double>(kItemElems * sizeof(T)) / (1 << 20), HINT);
   report_probe(d, launch, reps);
   return 0;
 }

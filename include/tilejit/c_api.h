@@ -100,7 +100,8 @@ int tilejit_softmax_with(void* out, const void* in, int64_t rows, int64_t cols, 
                          const tilejit_softmax_options* options);
 
 /* Where a softmax plan's configuration came from (tilejit::ops::ConfigSource): options.config, the
-   user's tuning file, the tuned table shipped for this device, or the built-in table. */
+   user's tuning file, the tuned table shipped for this device (or for one of the same compute
+   capability and SM count), or the built-in table. */
 enum tilejit_config_source {
   TILEJIT_CONFIG_FORCED = 0,
   TILEJIT_CONFIG_AUTOTUNE = 1,

@@ -291,6 +291,7 @@ SoftmaxPlan make_plan(std::int64_t rows, std::int64_t cols, DType in, DType out,
       shipped && detail::config_fits(*shipped, rows, cols)) {
     plan.config = *shipped;
     plan.source = ConfigSource::device_table;
+    plan.table_device = shipped_table_device(plan.backend);
     return plan;
   }
   (void)out;  // the table keys on the input's element size (what most of the traffic is)

@@ -239,9 +239,27 @@ std::optional<SoftmaxConfig> tuned_softmax_config(std::int64_t rows, std::int64_
   return it->second;
 }
 
+std::string shipped_table_device(const std::string& device_name, int cc_major, int cc_minor, int sm_count) {
+  const auto tables = detail::shipped_tables();
+  for (const detail::ShippedTable& t : tables)
+    if (t.device == device_name) return device_name;
+  // A device of the same architecture and size: the tuned choices (group sizes counted in SMs,
+  // register caps for the architecture's register file) carry over. The H200's on an H100 SXM
+  // beat the built-in table on every benchmark shape (bench/results/borrowed_table_h100_2026-12-05.md).
+  for (const detail::ShippedTable& t : tables)
+    if (t.cc_major == cc_major && t.cc_minor == cc_minor && t.sm_count == sm_count) return std::string(t.device);
+  return {};
+}
+
+std::string shipped_table_device(Backend backend) {
+  if (detail::resolve_backend(backend) != Backend::cuda || !has_gpu()) return {};
+  const DeviceProperties& p = device_properties();
+  return shipped_table_device(p.name, p.cc_major, p.cc_minor, p.sm_count);
+}
+
 std::optional<SoftmaxConfig> shipped_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
                                                     Backend backend) {
-  const std::string name = device_name(detail::resolve_backend(backend));
+  const std::string name = shipped_table_device(backend);
   if (name.empty()) return std::nullopt;
   return shipped_softmax_config_for(name, rows, cols, dtype);
 }
@@ -253,7 +271,10 @@ std::optional<SoftmaxConfig> shipped_softmax_config_for(const std::string& name,
   std::lock_guard lock(mutex);
   auto it = parsed.find(name);
   if (it == parsed.end()) {
-    it = parsed.emplace(name, parse_table(detail::shipped_tuning_text(name))).first;
+    std::string_view text;
+    for (const detail::ShippedTable& t : detail::shipped_tables())
+      if (t.device == name) text = t.text;
+    it = parsed.emplace(name, parse_table(text)).first;
   }
   auto c = it->second.find(band_key(rows, cols, dtype));
   if (c == it->second.end()) return std::nullopt;

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,9 +41,15 @@ bool has_clusters(Backend b);
 /// The built-in configuration for a problem (softmax_table.cpp).
 SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes, Backend backend, int parallel);
 
-/// The tuned table shipped for a device (the autotuner's file format), empty when there is none
-/// (softmax_device_tables.cpp, generated from src/ops/tuned/).
-std::string_view shipped_tuning_text(const std::string& device_name);
+/// A tuned table shipped with tilejit (the autotuner's file format), and what the device it was
+/// tuned on is: other devices of the same compute capability and SM count borrow it.
+struct ShippedTable {
+  std::string_view device;
+  int cc_major, cc_minor, sm_count;
+  std::string_view text;
+};
+/// Every shipped table (softmax_device_tables.cpp, generated from src/ops/tuned/).
+std::span<const ShippedTable> shipped_tables();
 
 /// `p` with its bytes set to what `rows` rows `stride` elements apart, of `cols` elements each,
 /// reach, so the CPU backend checks every access of the library's kernels against the problem

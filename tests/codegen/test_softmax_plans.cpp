@@ -131,6 +131,26 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
     }
 }
 
+TEST_CASE("a device with no table of its own borrows one of the same compute capability and SM count") {
+  // Its own table first; then one tuned on a device of the same architecture and size (an H100 SXM
+  // has the H200's sm_90 and 132 SMs); else none, and the built-in table decides.
+  CHECK(ops::shipped_table_device("NVIDIA H200", 9, 0, 132) == "NVIDIA H200");
+  CHECK(ops::shipped_table_device("NVIDIA H100 80GB HBM3", 9, 0, 132) == "NVIDIA H200");
+  CHECK(ops::shipped_table_device("NVIDIA H100 PCIe", 9, 0, 114).empty());
+  CHECK(ops::shipped_table_device("NVIDIA A100-SXM4-80GB", 8, 0, 108).empty());
+  CHECK(ops::shipped_table_device("A future part", 10, 0, 132).empty());
+  // A shipped name wins whatever the properties say (a cut-down part of the same name).
+  CHECK(ops::shipped_table_device("NVIDIA H200", 9, 0, 114) == "NVIDIA H200");
+  // Without a GPU nothing is shipped for the CPU backend, so plans come from the built-in table.
+  CHECK(ops::shipped_table_device(Backend::cpu).empty());
+  if (!has_gpu()) {
+    CHECK(ops::shipped_table_device(Backend::cuda).empty());
+    const ops::SoftmaxPlan plan = ops::plan_softmax(16, 4 << 20, DType::f32, DType::f32);
+    CHECK(plan.source == ops::ConfigSource::table);
+    CHECK(plan.table_device.empty());
+  }
+}
+
 TEST_CASE("wide-row softmax passes carry L2 eviction hints down to the PTX") {
   ops::SoftmaxOptions o;
   o.backend = Backend::cuda;

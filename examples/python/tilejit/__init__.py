@@ -49,7 +49,8 @@ def log_softmax(x, dim=-1, out=None, out_dtype=None):
 def softmax_plan(x, dim=-1, out_dtype=None):
     """(configuration, source): the configuration softmax(x, dim) runs with, in the words
     Library.softmax's `config` takes, and where it came from ("autotune": the user's tuning file,
-    "device table": the table shipped for this GPU, "table": the built-in one)."""
+    "device table": the table shipped for this GPU or for one of the same compute capability and
+    SM count, "table": the built-in one)."""
     return tensors.plan(x, dim, out_dtype)
 
 

@@ -121,7 +121,8 @@ struct SoftmaxOptions {
 
 /// Where a plan's configuration came from.
 /// forced: SoftmaxOptions::config; autotune: the user's tuning file; device_table: the tuned table
-/// shipped for this device; table: the built-in hand-derived table.
+/// shipped for this device, or for a device of the same compute capability and SM count; table:
+/// the built-in hand-derived table.
 enum class ConfigSource { forced, autotune, device_table, table };
 const char* config_source_name(ConfigSource s);
 
@@ -129,6 +130,9 @@ struct SoftmaxPlan {
   SoftmaxConfig config;
   ConfigSource source = ConfigSource::table;
   Backend backend = Backend::cuda;  ///< resolved: cuda or cpu
+  /// device_table: the device whose table it is (this one's, or one it borrows; see
+  /// shipped_table_device).
+  std::string table_device;
 };
 
 /// The configuration softmax would use for this problem (no launch, no tuning).
