@@ -244,8 +244,9 @@ std::string shipped_table_device(const std::string& device_name, int cc_major, i
   for (const detail::ShippedTable& t : tables)
     if (t.device == device_name) return device_name;
   // A device of the same architecture and size: the tuned choices (group sizes counted in SMs,
-  // register caps for the architecture's register file) carry over. The H200's on an H100 SXM
-  // beat the built-in table on every benchmark shape (bench/results/borrowed_table_h100_2026-12-05.md).
+  // register caps for the architecture's register file) carry over. The H200's on an H100 SXM read
+  // level with or above the built-in table on every benchmark shape, far above on the wide rows
+  // (bench/results/borrowed_table_h100_2026-12-05.md).
   for (const detail::ShippedTable& t : tables)
     if (t.cc_major == cc_major && t.cc_minor == cc_minor && t.sm_count == sm_count) return std::string(t.device);
   return {};
