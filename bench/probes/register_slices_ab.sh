@@ -4,14 +4,10 @@
 # Builds the probe and tilejit-softmax (build-gpu/, no LLVM) in parallel first.
 # Output to stdout and $OUT/register_slices_ab.log.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-out}
-mkdir -p "$OUT"
+# shellcheck source=bench/probes/probe_build.sh
+source "$(dirname "$0")/probe_build.sh"
 ROUNDS=${ROUNDS:-2}
-nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/slices bench/probes/register_slices.cu &
-{ cmake -S . -B build-gpu -DTILEJIT_WITH_LLVM=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-  cmake --build build-gpu --target tilejit-softmax -j "${JOBS:-16}" >/dev/null; } || exit 1
-wait || exit 1
+build_probe_and_op bench/probes/register_slices.cu /tmp/slices || exit 1
 # probe arguments | tilejit-softmax arguments
 shapes=("f32 16 4194304 1 1024x8 4 0|--rows 16 --cols 4194304"
         "bf16 128 1048576 8 512x8@2 4 0|--dtype bf16 --rows 128 --cols 1048576")

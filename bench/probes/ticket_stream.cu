@@ -35,33 +35,41 @@ __device__ __forceinline__ float accurate_exp(float x) {
   return p * __int_as_float((static_cast<int>(n) + 127) << 23);
 }
 
+// L2 eviction policies for the loads' cache hints.
+__device__ __forceinline__ unsigned long long evict_last_policy() {
+  unsigned long long pol;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+__device__ __forceinline__ unsigned long long evict_first_policy() {
+  unsigned long long pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+// A 16-byte load through the non-coherent path, with an L2 policy or without.
+__device__ __forceinline__ uint4 load_chunk(const uint4* p, unsigned long long pol) {
+  uint4 v;
+  asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(pol));
+  return v;
+}
+__device__ __forceinline__ uint4 load_chunk(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+
+// HINT 1: the first read evict_last; HINT 1 and 2: the second read evict_first, stores streaming.
 template <int HINT>
 struct Access {
   static __device__ __forceinline__ uint4 first(const uint4* p) {
-    uint4 v;
-    if constexpr (HINT == 1) {
-      asm volatile(
-          "{ .reg .b64 pol; createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
-          "ld.global.nc.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], pol; }"
-          : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-          : "l"(p));
-    } else {
-      asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    }
-    return v;
+    if constexpr (HINT == 1) return load_chunk(p, evict_last_policy());
+    return load_chunk(p);
   }
   static __device__ __forceinline__ uint4 second(const uint4* p) {
-    uint4 v;
-    if constexpr (HINT != 0) {
-      asm volatile(
-          "{ .reg .b64 pol; createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
-          "ld.global.nc.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], pol; }"
-          : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-          : "l"(p));
-    } else {
-      asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    }
-    return v;
+    if constexpr (HINT != 0) return load_chunk(p, evict_first_policy());
+    return load_chunk(p);
   }
   static __device__ __forceinline__ void store(uint4* p, uint4 v) {
     if constexpr (HINT != 0) {

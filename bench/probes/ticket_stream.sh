@@ -4,14 +4,10 @@
 # choice and in the H200 table's (tilejit-softmax, CUDA events after an L2 flush), ROUNDS times in turn (default 1).
 # Output to stdout and $OUT/ticket_stream.log.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-out}
-mkdir -p "$OUT"
+# shellcheck source=bench/probes/probe_build.sh
+source "$(dirname "$0")/probe_build.sh"
 ROUNDS=${ROUNDS:-1}
-nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/ticket_stream bench/probes/ticket_stream.cu &
-{ cmake -S . -B build-gpu -DTILEJIT_WITH_LLVM=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-  cmake --build build-gpu --target tilejit-softmax -j "${JOBS:-16}" >/dev/null; } || exit 1
-wait || exit 1
+build_probe_and_op bench/probes/ticket_stream.cu /tmp/ticket_stream || exit 1
 CONFIGS=${CONFIGS:-bench/probes/ticket_stream.txt}
 {
   nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv,noheader

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "softmax_internal.h"
@@ -287,12 +288,14 @@ SoftmaxPlan make_plan(std::int64_t rows, std::int64_t cols, DType in, DType out,
     plan.source = ConfigSource::autotune;
     return plan;
   }
-  if (auto shipped = shipped_softmax_config(rows, cols, in, plan.backend);
-      shipped && detail::config_fits(*shipped, rows, cols)) {
-    plan.config = *shipped;
-    plan.source = ConfigSource::device_table;
-    plan.table_device = shipped_table_device(plan.backend);
-    return plan;
+  if (std::string table_device = shipped_table_device(plan.backend); !table_device.empty()) {
+    if (auto shipped = shipped_softmax_config_for(table_device, rows, cols, in);
+        shipped && detail::config_fits(*shipped, rows, cols)) {
+      plan.config = *shipped;
+      plan.source = ConfigSource::device_table;
+      plan.table_device = std::move(table_device);
+      return plan;
+    }
   }
   (void)out;  // the table keys on the input's element size (what most of the traffic is)
   plan.config = detail::table_config(rows, cols, dtype_size(in), plan.backend,

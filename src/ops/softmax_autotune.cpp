@@ -239,15 +239,24 @@ std::optional<SoftmaxConfig> tuned_softmax_config(std::int64_t rows, std::int64_
   return it->second;
 }
 
+namespace {
+
+// The table shipped for exactly this device name, or null.
+const detail::ShippedTable* own_shipped_table(std::string_view device_name) {
+  for (const detail::ShippedTable& t : detail::shipped_tables())
+    if (t.device == device_name) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
 std::string shipped_table_device(const std::string& device_name, int cc_major, int cc_minor, int sm_count) {
-  const auto tables = detail::shipped_tables();
-  for (const detail::ShippedTable& t : tables)
-    if (t.device == device_name) return device_name;
+  if (own_shipped_table(device_name)) return device_name;
   // A device of the same architecture and size: the tuned choices (group sizes counted in SMs,
   // register caps for the architecture's register file) carry over. The H200's on an H100 SXM read
   // level with or above the built-in table on every benchmark shape, far above on the wide rows
   // (bench/results/borrowed_table_h100_2026-12-05.md).
-  for (const detail::ShippedTable& t : tables)
+  for (const detail::ShippedTable& t : detail::shipped_tables())
     if (t.cc_major == cc_major && t.cc_minor == cc_minor && t.sm_count == sm_count) return std::string(t.device);
   return {};
 }
@@ -272,10 +281,8 @@ std::optional<SoftmaxConfig> shipped_softmax_config_for(const std::string& name,
   std::lock_guard lock(mutex);
   auto it = parsed.find(name);
   if (it == parsed.end()) {
-    std::string_view text;
-    for (const detail::ShippedTable& t : detail::shipped_tables())
-      if (t.device == name) text = t.text;
-    it = parsed.emplace(name, parse_table(text)).first;
+    const detail::ShippedTable* table = own_shipped_table(name);
+    it = parsed.emplace(name, parse_table(table ? table->text : std::string_view{})).first;
   }
   auto c = it->second.find(band_key(rows, cols, dtype));
   if (c == it->second.end()) return std::nullopt;

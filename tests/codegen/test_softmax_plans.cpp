@@ -143,10 +143,21 @@ TEST_CASE("a device with no table of its own borrows one of the same compute cap
   CHECK(ops::shipped_table_device("NVIDIA H200", 9, 0, 114) == "NVIDIA H200");
   // Without a GPU nothing is shipped for the CPU backend, so plans come from the built-in table.
   CHECK(ops::shipped_table_device(Backend::cpu).empty());
+  ops::SoftmaxOptions cuda;
+  cuda.backend = Backend::cuda;
+  const ops::SoftmaxPlan plan = ops::plan_softmax(16, 4 << 20, DType::f32, DType::f32, cuda);
   if (!has_gpu()) {
     CHECK(ops::shipped_table_device(Backend::cuda).empty());
-    const ops::SoftmaxPlan plan = ops::plan_softmax(16, 4 << 20, DType::f32, DType::f32);
     CHECK(plan.source == ops::ConfigSource::table);
+    CHECK(plan.table_device.empty());
+  } else if (const std::string table = ops::shipped_table_device(Backend::cuda); !table.empty()) {
+    // On a GPU with a table (shipped or borrowed) and no tuning file entry, the plan names it.
+    if (plan.source != ops::ConfigSource::autotune) {
+      CHECK(plan.source == ops::ConfigSource::device_table);
+      CHECK(plan.table_device == table);
+      CHECK(plan.config == *ops::shipped_softmax_config_for(table, 16, 4 << 20, DType::f32));
+    }
+  } else {
     CHECK(plan.table_device.empty());
   }
 }
