@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "kernel_test.h"
 #include "src/ops/softmax_internal.h"
@@ -227,6 +228,69 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
     ops::forget_softmax_tuning();
     CHECK_MESSAGE(!ops::tuned_softmax_config(50, 290, DType::f32, backend()), bad);
   }
+}
+
+TEST_CASE("softmax autotuner: the sweep's fastest and the configuration run before meet again in final rounds") {
+  ScopedCacheDir cache("autotune-finals");
+  const std::int64_t rows = 64, cols = 300;
+  ops::SoftmaxOptions o;
+  o.backend = backend();
+  const SoftmaxConfig incumbent = ops::plan_softmax(rows, cols, DType::f32, DType::f32, o).config;
+  std::vector<SoftmaxConfig> others;
+  for (SoftmaxConfig c : {SoftmaxConfig{SoftmaxStrategy::rows_2d, 512, 4, 1, 2, 1},
+                          SoftmaxConfig{SoftmaxStrategy::online, 128, 4, 1, 1, 1},
+                          SoftmaxConfig{SoftmaxStrategy::row_in_registers, 512, 4, 1, 1, 1, ops::SoftmaxGrid::per_row},
+                          SoftmaxConfig{SoftmaxStrategy::rows_2d, 512, 2, 1, 4, 1}})
+    if (c != incumbent && others.size() < 3) others.push_back(c);
+  REQUIRE(others.size() == 3);
+
+  ops::TuneOptions tune;
+  tune.backend = backend();
+  tune.reps = 2;
+  tune.finalists = 2;
+  tune.rounds = 3;
+  tune.candidates = others;
+  tune.candidates.push_back(incumbent);
+  auto r = ops::tune_softmax(rows, cols, DType::f32, tune);
+  REQUIRE(r.timings.size() == 4);
+  CHECK(r.incumbent == incumbent);
+  // The sweep's two fastest, and the incumbent where it was not one of them.
+  auto ranked = r.timings;
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  const bool incumbent_in_top = ranked[0].first == incumbent || ranked[1].first == incumbent;
+  REQUIRE(r.finals.size() == (incumbent_in_top ? 2u : 3u));
+  for (const auto& top : {ranked[0].first, ranked[1].first})
+    CHECK(std::any_of(r.finals.begin(), r.finals.end(), [&](const auto& f) { return f.first == top; }));
+  CHECK(std::is_sorted(r.finals.begin(), r.finals.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; }));
+  // The winner is the finals' fastest, not necessarily the sweep's, and is what the file records.
+  CHECK(r.best == r.finals.front().first);
+  CHECK(r.best_ms == r.finals.front().second);
+  CHECK(r.incumbent_ms > 0);
+  CHECK(std::any_of(r.finals.begin(), r.finals.end(),
+                    [&](const auto& f) { return f.first == incumbent && f.second == r.incumbent_ms; }));
+  ops::forget_softmax_tuning();
+  CHECK(ops::tuned_softmax_config(rows, cols, DType::f32, backend()) == r.best);
+
+  // A caller's list without the incumbent (bf16's band, not tuned yet): the incumbent does not run.
+  const SoftmaxConfig bf16_incumbent = ops::plan_softmax(rows, cols, DType::bf16, DType::bf16, o).config;
+  tune.candidates.clear();
+  for (const SoftmaxConfig& c : others)
+    if (c != bf16_incumbent) tune.candidates.push_back(c);
+  auto r16 = ops::tune_softmax(rows, cols, DType::bf16, tune);
+  CHECK(r16.incumbent == bf16_incumbent);
+  CHECK(r16.incumbent_ms == 0);
+  CHECK(r16.finals.size() == 2);
+
+  // No finalists: the sweep's fastest wins and nothing is timed again.
+  tune.finalists = 0;
+  auto sweep_only = ops::tune_softmax(rows, cols, DType::f32, tune);
+  CHECK(sweep_only.finals.empty());
+  CHECK(sweep_only.incumbent_ms == 0);
+  const auto fastest = *std::min_element(sweep_only.timings.begin(), sweep_only.timings.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+  CHECK(sweep_only.best == fastest.first);
+  CHECK(sweep_only.best_ms == fastest.second);
 }
 
 TEST_CASE("softmax autotuner: TILEJIT_AUTOTUNE=1 tunes a band on its first miss") {
