@@ -13,7 +13,7 @@
 #   generators  tilejit's op and seed kernels (and copy) through each generator, cuda, ptx, then
 #               tiered: generators/<generator>/softmax.md
 #   probe       tilejit-softmax once per argument list in PROBES (';'-separated) or, when PROBES is
-#               empty, per line of the file PROBES_FILE (relative to the repository root), e.g.
+#               empty, per line of the file PROBES_FILE (relative to the repository root; # comments), e.g.
 #               forced configurations: probe.log, and the last line of each (its bandwidth) in probe.md.
 #               An argument list may start with environment assignments (TILEJIT_CODEGEN=ptx --rows ...).
 #               bench/probes_wide_rows.txt: the wide rows' table entries and the candidates to try next
@@ -91,7 +91,7 @@ for bench in ${BENCHES:-softmax latency}; do
       if [[ -n ${PROBES:-} ]]; then
         IFS=';' read -ra probes <<<"$PROBES"
       elif [[ -n ${PROBES_FILE:-} ]]; then
-        mapfile -t probes < <(grep -v '^[[:space:]]*$' "$PROBES_FILE")
+        mapfile -t probes < <(grep -v -e '^[[:space:]]*$' -e '^[[:space:]]*#' "$PROBES_FILE")
       else
         probes=()
       fi
