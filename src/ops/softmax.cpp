@@ -136,6 +136,10 @@ bool parse_grid(std::string_view name, SoftmaxGrid& out) {
   return parse_named(name, {SoftmaxGrid::persistent, SoftmaxGrid::per_row}, grid_name, out);
 }
 
+bool parse_codegen(std::string_view name, GpuCodegen& out) {
+  return parse_named(name, {GpuCodegen::ptx, GpuCodegen::cuda, GpuCodegen::tiered}, codegen_name, out);
+}
+
 std::string describe(const SoftmaxConfig& c) {
   std::string s = fmt::format("{} BLOCK={} warps={}", strategy_name(c.strategy), c.block, c.num_warps);
   if (c.num_stages != 1) s += fmt::format(" stages={}", c.num_stages);
@@ -149,6 +153,7 @@ std::string describe(const SoftmaxConfig& c) {
   if (c.stat_cols) s += fmt::format(" stat_cols={}", c.stat_cols);
   if (c.interleave) s += " interleave";
   if (c.programs_per_block != 1) s += fmt::format(" programs/block={}", c.programs_per_block);
+  if (c.codegen != GpuCodegen::automatic) s += fmt::format(" codegen={}", codegen_name(c.codegen));
   return s;
 }
 
@@ -185,7 +190,8 @@ SoftmaxConfig parse_config(std::string_view text) {
       " BLOCK= warps= stages= rows/program= splits= cluster= group= min_blocks= stat_cols= programs/block= ";
   constexpr const char* kWords =
       "the words after the strategy are BLOCK=N, warps=N, stages=N, rows/program=N, splits=N, cluster=N, group=N, "
-      "grid=persistent|per_row, overlap, interleave, min_blocks=N, stat_cols=N and programs/block=N";
+      "grid=persistent|per_row, overlap, interleave, min_blocks=N, stat_cols=N, programs/block=N and "
+      "codegen=ptx|cuda|tiered";
   const std::vector<std::string_view> words = detail::words(text);
   auto fail = [&](const std::string& why) { throw Error(fmt::format("softmax configuration '{}': {}", text, why)); };
   SoftmaxConfig c;
@@ -212,6 +218,9 @@ SoftmaxConfig parse_config(std::string_view text) {
     else if (w == "interleave") c.interleave = true;
     else if (w.starts_with("grid=")) {
       if (!parse_grid(w.substr(5), c.grid)) fail(fmt::format("unknown grid in '{}' (persistent or per_row)", w));
+    } else if (w.starts_with("codegen=")) {
+      if (!parse_codegen(w.substr(8), c.codegen))
+        fail(fmt::format("unknown generator in '{}' (ptx, cuda or tiered)", w));
     } else if (!numeric) {
       fail(fmt::format("cannot read '{}' ({})", w, kWords));
     } else if (v < 0) {

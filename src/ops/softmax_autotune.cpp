@@ -114,13 +114,16 @@ Table parse_table(std::string_view text) {
     SoftmaxConfig c;
     // v2: optional trailing words, "overlap" (SoftmaxConfig::overlap), "interleave"
     // (SoftmaxConfig::interleave), "min_blocks=N" (SoftmaxConfig::min_blocks_per_sm),
-    // "stat_cols=N" (SoftmaxConfig::stat_cols) and "programs=N" (SoftmaxConfig::programs_per_block).
+    // "stat_cols=N" (SoftmaxConfig::stat_cols), "programs=N" (SoftmaxConfig::programs_per_block) and
+    // "codegen=G" (SoftmaxConfig::codegen).
     while (words_per_line == 11 && w.size() > 11) {
       if (w.back() == "overlap") c.overlap = true;
       else if (w.back() == "interleave") c.interleave = true;
-      else if (!positive_word(w.back(), "min_blocks", c.min_blocks_per_sm) &&
-               !positive_word(w.back(), "stat_cols", c.stat_cols) &&
-               !positive_word(w.back(), "programs", c.programs_per_block))
+      else if (w.back().starts_with("codegen=")) {
+        if (!parse_codegen(w.back().substr(8), c.codegen)) return {};
+      } else if (!positive_word(w.back(), "min_blocks", c.min_blocks_per_sm) &&
+                 !positive_word(w.back(), "stat_cols", c.stat_cols) &&
+                 !positive_word(w.back(), "programs", c.programs_per_block))
         return {};
       w.pop_back();
     }
@@ -154,14 +157,15 @@ void write_table(const std::string& path, const Table& t, const std::string& dev
     std::ofstream f(tmp, std::ios::trunc);
     f << kHeader << "\n# device: " << device << "\n";
     f << "# <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> "
-         "<grid> [overlap] [interleave] [min_blocks=N] [stat_cols=N] [programs=N]\n";
+         "<grid> [overlap] [interleave] [min_blocks=N] [stat_cols=N] [programs=N] [codegen=G]\n";
     for (const auto& [k, c] : t)
-      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}{}{}{}{}{}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
+      f << fmt::format("{} {} {} : {} {} {} {} {} {} {}{}{}{}{}{}{}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k),
                        strategy_name(c.strategy), c.block, c.num_warps, c.num_stages, c.rows_per_program, c.splits,
                        grid_name(c.grid), c.overlap ? " overlap" : "", c.interleave ? " interleave" : "",
                        c.min_blocks_per_sm ? fmt::format(" min_blocks={}", c.min_blocks_per_sm) : "",
                        c.stat_cols ? fmt::format(" stat_cols={}", c.stat_cols) : "",
-                       c.programs_per_block != 1 ? fmt::format(" programs={}", c.programs_per_block) : "");
+                       c.programs_per_block != 1 ? fmt::format(" programs={}", c.programs_per_block) : "",
+                       c.codegen != GpuCodegen::automatic ? fmt::format(" codegen={}", codegen_name(c.codegen)) : "");
     if (!f) throw Error(fmt::format("softmax autotune: cannot write {}", tmp));
   }
   std::filesystem::rename(tmp, p);
@@ -490,9 +494,21 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
   result.best = ranked.front().first;
   result.best_ms = ranked.front().second;
   if (options.finalists > 0) {
+    // On CUDA a finalist runs as each generator builds it: the sweep timed the build the default
+    // gave first (the PTX generator's, with NVRTC's still in the background), and the two can
+    // differ at equal occupancy. The file names the winning build's generator.
     std::vector<SoftmaxConfig> finalists;
-    for (const auto& [c, ms] : ranked)
-      if (finalists.size() < static_cast<std::size_t>(options.finalists)) finalists.push_back(c);
+    for (std::size_t i = 0; i < ranked.size() && i < static_cast<std::size_t>(options.finalists); ++i) {
+      SoftmaxConfig c = ranked[i].first;
+      if (backend != Backend::cuda || c.codegen != GpuCodegen::automatic) {
+        finalists.push_back(c);
+        continue;
+      }
+      for (GpuCodegen g : {GpuCodegen::ptx, GpuCodegen::cuda}) {
+        c.codegen = g;
+        finalists.push_back(c);
+      }
+    }
     // The incumbent competes when the tuner chose the candidates; a caller's list is the choice.
     SoftmaxOptions current;
     current.backend = backend;
@@ -509,7 +525,7 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
           rounds[i].push_back(measure(finalists[i]));
         } catch (const CudaError&) {
           throw;
-        } catch (const Error&) {  // only the incumbent can fail here: the sweep ran every other finalist
+        } catch (const Error&) {  // a build the sweep did not run (the incumbent, NVRTC's) may fail: it drops out
         }
       }
     for (std::size_t i = 0; i < finalists.size(); ++i)

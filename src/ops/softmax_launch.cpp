@@ -106,6 +106,7 @@ CompileOptions compile_options(const SoftmaxConfig& c, Backend backend) {
   o.num_stages = c.num_stages;
   o.min_blocks_per_sm = c.min_blocks_per_sm;
   o.programs_per_block = c.programs_per_block;
+  o.codegen = c.codegen;
   o.backend = backend;
   return o;
 }

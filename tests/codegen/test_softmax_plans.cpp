@@ -532,6 +532,7 @@ TEST_CASE("parse_config reads back what describe writes, for every candidate the
         ops::SoftmaxConfig bounded = c;
         bounded.min_blocks_per_sm = 3;
         bounded.stat_cols = 8;
+        bounded.codegen = GpuCodegen::ptx;
         packed = packed || c.programs_per_block != 1;
         for (const ops::SoftmaxConfig& v : {c, bounded}) {
           CAPTURE(ops::describe(v));
@@ -558,6 +559,25 @@ TEST_CASE("parse_config reads back what describe writes, for every candidate the
   CHECK(ops::parse_config("online BLOCK=4096") == online);
 }
 
+TEST_CASE("a configuration's generator builds its kernels, whatever TILEJIT_CODEGEN says") {
+  // f32 16 x 4M in groups of 264, as the H100's autotuner picked it (through the PTX generator).
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  for (const char* environment : {"cuda", "ptx", "tiered"})
+    for (const char* generator : {"ptx", "cuda"}) {
+      CAPTURE(environment);
+      CAPTURE(generator);
+      setenv("TILEJIT_CODEGEN", environment, 1);
+      o.config = ops::parse_config(std::string("group BLOCK=8192 warps=8 group=264 min_blocks=4 codegen=") + generator);
+      CHECK(ops::describe(*o.config).ends_with(std::string(" codegen=") + generator));
+      auto kernels = ops::compile_softmax(Pointer{0x10000, DType::f32}, Pointer{0x20000, DType::f32}, 16, 4194304,
+                                          4194304, 4194304, false, o);
+      unsetenv("TILEJIT_CODEGEN");
+      REQUIRE(!kernels.empty());
+      for (const CompiledKernel* k : kernels) CHECK(k->metadata().codegen == generator);
+    }
+}
+
 TEST_CASE("parse_config names the word it cannot use") {
   const std::pair<const char*, const char*> refused[] = {
       {"", "empty (it starts with a strategy"},
@@ -569,6 +589,8 @@ TEST_CASE("parse_config names the word it cannot use") {
       {"online BLOCK=4k", "cannot read 'BLOCK=4k'"},
       {"online BLOCK=-64", "'BLOCK=-64' is negative"},
       {"online BLOCK=64 grid=each", "unknown grid in 'grid=each' (persistent or per_row)"},
+      {"online BLOCK=64 codegen=nvcc", "unknown generator in 'codegen=nvcc' (ptx, cuda or tiered)"},
+      {"online BLOCK=64 codegen=automatic", "unknown generator in 'codegen=automatic'"},
       {"online warps=4", "no BLOCK=N"},
   };
   for (const auto& [text, why] : refused) {

@@ -64,6 +64,7 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   ops::TuneOptions tune;
   tune.backend = backend();
   tune.reps = 3;
+  tune.finalists = 0;  // the sweep's pick, as given (the final rounds have a test of their own)
   tune.candidates = {{SoftmaxStrategy::rows_2d, 512, 4, 1, 2, 1},
                      {SoftmaxStrategy::row_in_registers, 512, 4, 1, 1, 1, ops::SoftmaxGrid::per_row},
                      {SoftmaxStrategy::online, 128, 4, 1, 1, 1},
@@ -96,6 +97,15 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   CHECK(plan.config == result.best);
   CHECK(ops::plan_softmax(50, 290, DType::bf16, DType::bf16, o).source == ops::ConfigSource::table);
   CHECK(ops::plan_softmax(50, 2000, DType::f32, DType::f32, o).source == ops::ConfigSource::table);
+  // A generator is written as "codegen=G" and read back (f16 here: the band of 2-byte types, so
+  // after bf16's below this entry is replaced; checked first).
+  SoftmaxConfig built_by_ptx = tune.candidates[0];
+  built_by_ptx.codegen = GpuCodegen::ptx;
+  tune.candidates = {built_by_ptx};
+  CHECK(ops::tune_softmax(rows, cols, DType::f16, tune).best == built_by_ptx);
+  CHECK(read_all(path).find("2 6 9 : row_in_registers 512 4 1 1 1 per_row codegen=ptx\n") != std::string::npos);
+  ops::forget_softmax_tuning();
+  CHECK(ops::tuned_softmax_config(50, 290, DType::f16, backend()) == built_by_ptx);
   // Programs sharing a block are written as "programs=N" and read back (another band: bf16).
   SoftmaxConfig packed{SoftmaxStrategy::rows_2d, 512, 1, 1, 2, 1, ops::SoftmaxGrid::per_row};
   packed.programs_per_block = 4;
@@ -257,10 +267,16 @@ TEST_CASE("softmax autotuner: the sweep's fastest and the configuration run befo
   // The sweep's two fastest, and the incumbent where it was not one of them.
   auto ranked = r.timings;
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  const bool incumbent_in_top = ranked[0].first == incumbent || ranked[1].first == incumbent;
-  REQUIRE(r.finals.size() == (incumbent_in_top ? 2u : 3u));
-  for (const auto& top : {ranked[0].first, ranked[1].first})
-    CHECK(std::any_of(r.finals.begin(), r.finals.end(), [&](const auto& f) { return f.first == top; }));
+  // On CUDA each runs as both generators build it, and the incumbent (whose generator is the
+  // default's) is never one of those builds.
+  const bool cuda = backend() == Backend::cuda;
+  const bool incumbent_in_top = !cuda && (ranked[0].first == incumbent || ranked[1].first == incumbent);
+  REQUIRE(r.finals.size() == (cuda ? 4u : 2u) + (incumbent_in_top ? 0u : 1u));
+  for (SoftmaxConfig top : {ranked[0].first, ranked[1].first})
+    for (GpuCodegen g : cuda ? std::vector{GpuCodegen::ptx, GpuCodegen::cuda} : std::vector{GpuCodegen::automatic}) {
+      top.codegen = g;
+      CHECK(std::any_of(r.finals.begin(), r.finals.end(), [&](const auto& f) { return f.first == top; }));
+    }
   CHECK(std::is_sorted(r.finals.begin(), r.finals.end(),
                        [](const auto& a, const auto& b) { return a.second < b.second; }));
   // The winner is the finals' fastest, not necessarily the sweep's, and is what the file records.
@@ -280,7 +296,7 @@ TEST_CASE("softmax autotuner: the sweep's fastest and the configuration run befo
   auto r16 = ops::tune_softmax(rows, cols, DType::bf16, tune);
   CHECK(r16.incumbent == bf16_incumbent);
   CHECK(r16.incumbent_ms == 0);
-  CHECK(r16.finals.size() == 2);
+  CHECK(r16.finals.size() == (cuda ? 4u : 2u));
 
   // No finalists: the sweep's fastest wins and nothing is timed again.
   tune.finalists = 0;
@@ -300,6 +316,7 @@ TEST_CASE("softmax autotuner: TILEJIT_AUTOTUNE=1 tunes a band on its first miss"
   ops::SoftmaxOptions o;
   o.backend = backend();
   CHECK(!ops::tuned_softmax_config(rows, cols, DType::bf16, backend()));
+  const SoftmaxConfig before = ops::plan_softmax(rows, cols, DType::bf16, DType::bf16, o).config;
   Buffer in = buffer(DType::bf16, rows * cols), out = buffer(DType::bf16, rows * cols);
   in.fill_bytes(0);
   ops::softmax({out.address(), DType::bf16, out.memory()}, {in.address(), DType::bf16, in.memory()}, rows, cols, cols,
@@ -307,8 +324,16 @@ TEST_CASE("softmax autotuner: TILEJIT_AUTOTUNE=1 tunes a band on its first miss"
   finish();
   auto tuned = ops::tuned_softmax_config(rows, cols, DType::bf16, backend());
   REQUIRE(tuned);
+  // One of the candidates (on CUDA with their occupancy variants) or the configuration run before
+  // (a finalist too), as either generator built it on CUDA.
   auto candidates = ops::softmax_candidates(rows, cols, DType::bf16, backend());
-  CHECK(std::find(candidates.begin(), candidates.end(), *tuned) != candidates.end());
+  if (backend() == Backend::cuda)
+    for (const SoftmaxConfig& v : ops::softmax_occupancy_variants(candidates, rows, cols, DType::bf16))
+      candidates.push_back(v);
+  candidates.push_back(before);
+  SoftmaxConfig plain = *tuned;
+  plain.codegen = GpuCodegen::automatic;
+  CHECK(std::find(candidates.begin(), candidates.end(), plain) != candidates.end());
   CHECK(read_all(ops::softmax_tuning_file(backend())).find(" : ") != std::string::npos);
 }
 
@@ -337,6 +362,7 @@ TEST_CASE("softmax op: a call's cached plan follows tuning and the cache directo
   ops::TuneOptions tune;
   tune.backend = backend();
   tune.reps = 1;
+  tune.finalists = 0;
   tune.candidates = {{SoftmaxStrategy::online, 128, 4, 1, 1, 1}};
   ops::tune_softmax(rows, cols, DType::f32, tune);
   CHECK(!cached());

@@ -54,6 +54,8 @@ enum class SoftmaxGrid {
 const char* grid_name(SoftmaxGrid g);
 /// The inverse of grid_name; false for an unknown name.
 bool parse_grid(std::string_view name, SoftmaxGrid& out);
+/// A configuration's generator by codegen_name ("ptx", "cuda" or "tiered"); false for any other.
+bool parse_codegen(std::string_view name, GpuCodegen& out);
 
 /// One launch configuration of one strategy.
 struct SoftmaxConfig {
@@ -93,6 +95,12 @@ struct SoftmaxConfig {
   /// (CompileOptions::programs_per_block), so programs of one or two warps are not capped by the
   /// SM's 32 blocks. 1: a block each. The CPU backend runs the same programs unpacked.
   int programs_per_block = 1;
+  /// CUDA: which generator builds the kernels (CompileOptions::codegen). automatic: the
+  /// default's (TILEJIT_CODEGEN, else tiered: NVRTC's build once it is done, unless the PTX
+  /// generator's spills less or fits more blocks an SM). A table names ptx where that build ran
+  /// faster at equal occupancy (H100, f32 16 x 4M in groups of 264: 0.210 ms against NVRTC's 0.222;
+  /// bench/results/probes_generators_few_wide_h100_2026-12-05.md). The CPU backend ignores it.
+  GpuCodegen codegen = GpuCodegen::automatic;
   bool operator==(const SoftmaxConfig&) const = default;
 };
 

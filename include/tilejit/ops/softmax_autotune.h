@@ -32,10 +32,13 @@ struct TuneOptions {
   bool persist = true;  ///< write the winner to the device's file
   /// The sweep's fastest `finalists`, with the configuration the op ran before this call (the
   /// incumbent), are timed again in `rounds` rounds, each round timing every finalist in turn;
-  /// the lowest median over rounds wins. The fastest of a hundred or more single medians reads
-  /// low (on an H100, f32 16 x 4M's sweep winner read 209 us, do_bench 222), and taking the
-  /// finalists in turn lets every one meet the same clocks and neighbours. 0: the sweep's fastest
-  /// wins and nothing is timed again.
+  /// the lowest median over rounds wins: the fastest of a hundred or more single medians reads
+  /// low, and taking the finalists in turn lets every one meet the same clocks and neighbours.
+  /// On CUDA each finalist runs as each generator builds it (SoftmaxConfig::codegen) and the
+  /// winner keeps its build's generator: the sweep times the build a first call gets (the PTX
+  /// generator's, NVRTC's still in the background), later processes run NVRTC's from the disk
+  /// cache, and the two can differ (H100, f32 16 x 4M in groups of 264: 0.210 against 0.222 ms).
+  /// 0: the sweep's fastest wins and nothing is timed again.
   int finalists = 4;
   int rounds = 5;
 };
