@@ -26,9 +26,9 @@
 #               SHAPES, processes alternating: tree_ab.md
 #   held        bench/probes/held_in_shared.sh: rows held in shared memory against rows held in
 #               registers, a hand-written probe (held_in_shared.log)
-#   borrowed    on a GPU with no shipped table (an H100): softmax_bench.py (BENCH_ARGS) for the op and
-#               torch twice, with the op's own choice and with the H200's shipped table installed as
-#               this device's tuning file: borrowed/own/softmax.md, borrowed/h200/softmax.md
+#   borrowed    on a GPU other than the H200 (an H100): softmax_bench.py (BENCH_ARGS) for the op and
+#               torch twice, with the op's own choice (its shipped tables) and with the H200's table
+#               installed as this device's tuning file: borrowed/own/softmax.md, borrowed/h200/softmax.md
 #   opcompile   bench-op-compile: the op's kernels for each benchmark shape compiled cold through each
 #               CUDA generator (no GPU needed): op_compile.md
 #   none        nothing (a tests-only gpu-check run)

@@ -297,7 +297,7 @@ SoftmaxPlan make_plan(std::int64_t rows, std::int64_t cols, DType in, DType out,
     plan.source = ConfigSource::autotune;
     return plan;
   }
-  if (std::string table_device = shipped_table_device(plan.backend); !table_device.empty()) {
+  for (std::string& table_device : shipped_table_devices(plan.backend))
     if (auto shipped = shipped_softmax_config_for(table_device, rows, cols, in);
         shipped && detail::config_fits(*shipped, rows, cols)) {
       plan.config = *shipped;
@@ -305,7 +305,6 @@ SoftmaxPlan make_plan(std::int64_t rows, std::int64_t cols, DType in, DType out,
       plan.table_device = std::move(table_device);
       return plan;
     }
-  }
   (void)out;  // the table keys on the input's element size (what most of the traffic is)
   plan.config = detail::table_config(rows, cols, dtype_size(in), plan.backend,
                                      detail::parallelism(plan.backend, options.cpu_threads));

@@ -254,28 +254,31 @@ const detail::ShippedTable* own_shipped_table(std::string_view device_name) {
 
 }  // namespace
 
-std::string shipped_table_device(const std::string& device_name, int cc_major, int cc_minor, int sm_count) {
-  if (own_shipped_table(device_name)) return device_name;
-  // A device of the same architecture and size: the tuned choices (group sizes counted in SMs,
+std::vector<std::string> shipped_table_devices(const std::string& device_name, int cc_major, int cc_minor,
+                                               int sm_count) {
+  std::vector<std::string> devices;
+  if (own_shipped_table(device_name)) devices.push_back(device_name);
+  // Devices of the same architecture and size: the tuned choices (group sizes counted in SMs,
   // register caps for the architecture's register file) carry over. The H200's on an H100 SXM read
   // level with or above the built-in table on every benchmark shape, far above on the wide rows
   // (bench/results/borrowed_table_h100_2026-12-05.md).
   for (const detail::ShippedTable& t : detail::shipped_tables())
-    if (t.cc_major == cc_major && t.cc_minor == cc_minor && t.sm_count == sm_count) return std::string(t.device);
-  return {};
+    if (t.device != device_name && t.cc_major == cc_major && t.cc_minor == cc_minor && t.sm_count == sm_count)
+      devices.emplace_back(t.device);
+  return devices;
 }
 
-std::string shipped_table_device(Backend backend) {
+std::vector<std::string> shipped_table_devices(Backend backend) {
   if (detail::resolve_backend(backend) != Backend::cuda || !has_gpu()) return {};
   const DeviceProperties& p = device_properties();
-  return shipped_table_device(p.name, p.cc_major, p.cc_minor, p.sm_count);
+  return shipped_table_devices(p.name, p.cc_major, p.cc_minor, p.sm_count);
 }
 
 std::optional<SoftmaxConfig> shipped_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
                                                     Backend backend) {
-  const std::string name = shipped_table_device(backend);
-  if (name.empty()) return std::nullopt;
-  return shipped_softmax_config_for(name, rows, cols, dtype);
+  for (const std::string& device : shipped_table_devices(backend))
+    if (auto c = shipped_softmax_config_for(device, rows, cols, dtype)) return c;
+  return std::nullopt;
 }
 
 std::optional<SoftmaxConfig> shipped_softmax_config_for(const std::string& name, std::int64_t rows, std::int64_t cols,

@@ -2,10 +2,13 @@
 // without a GPU, with no spills, and the split strategy brings its two kernels.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "jit/build_choice.h"
 #include "scoped_env.h"
@@ -131,34 +134,68 @@ TEST_CASE("the tuned table shipped for the H200 parses and every configuration c
     }
 }
 
-TEST_CASE("a device with no table of its own borrows one of the same compute capability and SM count") {
-  // Its own table first; then one tuned on a device of the same architecture and size (an H100 SXM
-  // has the H200's sm_90 and 132 SMs); else none, and the built-in table decides.
-  CHECK(ops::shipped_table_device("NVIDIA H200", 9, 0, 132) == "NVIDIA H200");
-  CHECK(ops::shipped_table_device("NVIDIA H100 80GB HBM3", 9, 0, 132) == "NVIDIA H200");
-  CHECK(ops::shipped_table_device("NVIDIA H100 PCIe", 9, 0, 114).empty());
-  CHECK(ops::shipped_table_device("NVIDIA A100-SXM4-80GB", 8, 0, 108).empty());
-  CHECK(ops::shipped_table_device("A future part", 10, 0, 132).empty());
-  // A shipped name wins whatever the properties say (a cut-down part of the same name).
-  CHECK(ops::shipped_table_device("NVIDIA H200", 9, 0, 114) == "NVIDIA H200");
+TEST_CASE("a device's own table comes first, then those of devices of the same compute capability and SM count") {
+  using Devices = std::vector<std::string>;
+  // The H200 and the H100 SXM (sm_90, 132 SMs) each ask their own table, then the other's; other
+  // parts have none, and the built-in table decides.
+  CHECK(ops::shipped_table_devices("NVIDIA H200", 9, 0, 132) == Devices{"NVIDIA H200", "NVIDIA H100 80GB HBM3"});
+  CHECK(ops::shipped_table_devices("NVIDIA H100 80GB HBM3", 9, 0, 132) ==
+        Devices{"NVIDIA H100 80GB HBM3", "NVIDIA H200"});
+  CHECK(ops::shipped_table_devices("NVIDIA H100 PCIe", 9, 0, 114).empty());
+  CHECK(ops::shipped_table_devices("NVIDIA A100-SXM4-80GB", 8, 0, 108).empty());
+  CHECK(ops::shipped_table_devices("A future part", 10, 0, 132).empty());
+  // A part of another name but the same properties borrows both, in the order shipped.
+  CHECK(ops::shipped_table_devices("NVIDIA H100 NVL-like", 9, 0, 132) ==
+        Devices{"NVIDIA H200", "NVIDIA H100 80GB HBM3"});
+  // A shipped name gets its own table whatever the properties say (a cut-down part of the name).
+  CHECK(ops::shipped_table_devices("NVIDIA H200", 9, 0, 114) == Devices{"NVIDIA H200"});
+  // The H100's table holds only the bands measured faster there; the rest come from the H200's.
+  CHECK(ops::describe(*ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 16, 4 << 20, DType::f32)) ==
+        "group BLOCK=8192 warps=8 group=264 min_blocks=4 codegen=ptx");
+  CHECK(ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 1, 16 << 20, DType::bf16)->codegen == GpuCodegen::ptx);
+  CHECK(!ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 4096, 4096, DType::f32));
+  CHECK(!ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 16, 4 << 20, DType::bf16));
+  // Its entries compile, through the generator they name, without spilling.
+  for (auto [rows, cols, dtype] :
+       {std::tuple<std::int64_t, std::int64_t, DType>{16, 4 << 20, DType::f32}, {1, 16 << 20, DType::bf16}}) {
+    ops::SoftmaxOptions o;
+    o.backend = Backend::cuda;
+    o.config = ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", rows, cols, dtype);
+    REQUIRE(o.config);
+    for (const CompiledKernel* k :
+         ops::compile_softmax(Pointer{0x10000, dtype}, Pointer{0x20000, dtype}, rows, cols, cols, cols, false, o)) {
+      CHECK(k->metadata().codegen == "ptx");
+      CHECK(k->metadata().spill_store_bytes == 0);
+    }
+  }
   // Without a GPU nothing is shipped for the CPU backend, so plans come from the built-in table.
-  CHECK(ops::shipped_table_device(Backend::cpu).empty());
+  CHECK(ops::shipped_table_devices(Backend::cpu).empty());
   ops::SoftmaxOptions cuda;
   cuda.backend = Backend::cuda;
-  const ops::SoftmaxPlan plan = ops::plan_softmax(16, 4 << 20, DType::f32, DType::f32, cuda);
-  if (!has_gpu()) {
-    CHECK(ops::shipped_table_device(Backend::cuda).empty());
-    CHECK(plan.source == ops::ConfigSource::table);
-    CHECK(plan.table_device.empty());
-  } else if (const std::string table = ops::shipped_table_device(Backend::cuda); !table.empty()) {
-    // On a GPU with a table (shipped or borrowed) and no tuning file entry, the plan names it.
-    if (plan.source != ops::ConfigSource::autotune) {
-      CHECK(plan.source == ops::ConfigSource::device_table);
-      CHECK(plan.table_device == table);
-      CHECK(plan.config == *ops::shipped_softmax_config_for(table, 16, 4 << 20, DType::f32));
+  for (auto [rows, cols, dtype] : {std::tuple<std::int64_t, std::int64_t, DType>{16, 4 << 20, DType::f32},
+                                   {16, 4 << 20, DType::bf16},
+                                   {4096, 4096, DType::f32}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    const ops::SoftmaxPlan plan = ops::plan_softmax(rows, cols, dtype, dtype, cuda);
+    const Devices devices = ops::shipped_table_devices(Backend::cuda);
+    if (!has_gpu()) {
+      CHECK(devices.empty());
+      CHECK(plan.source == ops::ConfigSource::table);
+      CHECK(plan.table_device.empty());
+    } else if (plan.source == ops::ConfigSource::device_table) {
+      // On a GPU with tables and no tuning file entry: the first table holding the band, named.
+      const auto holder = std::find_if(devices.begin(), devices.end(), [&](const std::string& d) {
+        return ops::shipped_softmax_config_for(d, rows, cols, dtype).has_value();
+      });
+      REQUIRE(holder != devices.end());
+      CHECK(plan.table_device == *holder);
+      CHECK(plan.config == *ops::shipped_softmax_config_for(*holder, rows, cols, dtype));
+      CHECK(plan.config == *ops::shipped_softmax_config(rows, cols, dtype, Backend::cuda));
+    } else if (plan.source == ops::ConfigSource::table) {
+      CHECK(plan.table_device.empty());
+      CHECK(!ops::shipped_softmax_config(rows, cols, dtype, Backend::cuda));
     }
-  } else {
-    CHECK(plan.table_device.empty());
   }
 }
 

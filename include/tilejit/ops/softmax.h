@@ -138,8 +138,8 @@ struct SoftmaxPlan {
   SoftmaxConfig config;
   ConfigSource source = ConfigSource::table;
   Backend backend = Backend::cuda;  ///< resolved: cuda or cpu
-  /// device_table: the device whose table it is (this one's, or one it borrows; see
-  /// shipped_table_device).
+  /// device_table: the device whose table holds the band (this one's, or one it borrows; see
+  /// shipped_table_devices).
   std::string table_device;
 };
 

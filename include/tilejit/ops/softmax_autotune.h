@@ -79,16 +79,18 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
 std::optional<SoftmaxConfig> tuned_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
                                                   Backend backend = Backend::automatic);
 
-/// The device whose shipped table serves a device: its own where tilejit ships one, else that of a
-/// device of the same compute capability and SM count (the H200's for an H100 SXM: sm_90, 132
-/// SMs), else "".
-std::string shipped_table_device(const std::string& device_name, int cc_major, int cc_minor, int sm_count);
-/// The same for `backend`'s device: "" on the CPU backend and without a GPU.
-std::string shipped_table_device(Backend backend = Backend::automatic);
+/// The devices whose shipped tables serve a device, in the order softmax asks them for a band: its
+/// own where tilejit ships one, then those of devices of the same compute capability and SM count
+/// (for an H100 SXM, sm_90 with 132 SMs: its own table, which holds only the bands where it was
+/// measured faster than the H200's, then the H200's). Empty where none does.
+std::vector<std::string> shipped_table_devices(const std::string& device_name, int cc_major, int cc_minor,
+                                               int sm_count);
+/// The same for `backend`'s device: none on the CPU backend and without a GPU.
+std::vector<std::string> shipped_table_devices(Backend backend = Backend::automatic);
 
-/// The configuration of the tuned table shipped with tilejit for this device's band, if any
-/// (tables the autotuner produced on devices it ran on: src/ops/tuned/; shipped_table_device says
-/// whose table serves this device).
+/// The configuration of the tuned tables shipped with tilejit for this device's band, if any
+/// (tables the autotuner produced on devices it ran on: src/ops/tuned/): the first of
+/// shipped_table_devices' tables that holds the band.
 std::optional<SoftmaxConfig> shipped_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
                                                     Backend backend = Backend::automatic);
 /// The same for a device named `device_name` (as the driver names it, e.g. "NVIDIA H200").
