@@ -7,9 +7,10 @@
 // File format (versioned; a file that does not parse is ignored as a whole):
 //   tilejit-softmax-autotune v2
 //   # <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> <grid>
-//   #   [overlap]
+//   #   [overlap] [interleave] [min_blocks=N] [stat_cols=N] [programs=N] [codegen=ptx|cuda|tiered]
 //   4 12 12 : row_in_registers 4096 16 2 1 1 persistent
 //   4 7 20 : group 8192 8 1 1 128 persistent overlap
+//   4 4 22 : group 8192 8 1 1 264 persistent min_blocks=4 codegen=ptx
 // (v1 files, without the grid word, still read: their configurations are persistent.)
 // Bands are ceil(log2(n)): a configuration tuned for one shape serves every shape of its band.
 #pragma once
