@@ -438,8 +438,19 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
   const Backend backend = detail::resolve_backend(options.backend);
   std::vector<SoftmaxConfig> candidates =
       options.candidates.empty() ? softmax_candidates(rows, cols, dtype, backend) : options.candidates;
-  if (options.candidates.empty() && backend == Backend::cuda)
+  if (options.candidates.empty() && backend == Backend::cuda) {
     for (const SoftmaxConfig& v : softmax_occupancy_variants(candidates, rows, cols, dtype)) candidates.push_back(v);
+    // Each as each generator builds it. Left to the default (tiered), a first compile gets the PTX
+    // generator's build and queues NVRTC's on one background thread, so the sweep would time the
+    // one and every later process run the other, and the two can differ at equal occupancy.
+    std::vector<SoftmaxConfig> builds;
+    for (SoftmaxConfig c : candidates)
+      for (GpuCodegen g : {GpuCodegen::ptx, GpuCodegen::cuda}) {
+        c.codegen = g;
+        builds.push_back(c);
+      }
+    candidates = std::move(builds);
+  }
   const Memory memory = memory_of(backend);
   const auto count = static_cast<std::size_t>(rows * cols);
   Buffer in(dtype, count, memory), out(dtype, count, memory);
@@ -497,21 +508,9 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
   result.best = ranked.front().first;
   result.best_ms = ranked.front().second;
   if (options.finalists > 0) {
-    // On CUDA a finalist runs as each generator builds it: the sweep timed the build the default
-    // gave first (the PTX generator's, with NVRTC's still in the background), and the two can
-    // differ at equal occupancy. The file names the winning build's generator.
     std::vector<SoftmaxConfig> finalists;
-    for (std::size_t i = 0; i < ranked.size() && i < static_cast<std::size_t>(options.finalists); ++i) {
-      SoftmaxConfig c = ranked[i].first;
-      if (backend != Backend::cuda || c.codegen != GpuCodegen::automatic) {
-        finalists.push_back(c);
-        continue;
-      }
-      for (GpuCodegen g : {GpuCodegen::ptx, GpuCodegen::cuda}) {
-        c.codegen = g;
-        finalists.push_back(c);
-      }
-    }
+    for (std::size_t i = 0; i < ranked.size() && i < static_cast<std::size_t>(options.finalists); ++i)
+      finalists.push_back(ranked[i].first);
     // The incumbent competes when the tuner chose the candidates; a caller's list is the choice.
     SoftmaxOptions current;
     current.backend = backend;
@@ -528,7 +527,7 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
           rounds[i].push_back(measure(finalists[i]));
         } catch (const CudaError&) {
           throw;
-        } catch (const Error&) {  // a build the sweep did not run (the incumbent, NVRTC's) may fail: it drops out
+        } catch (const Error&) {  // only the incumbent can fail here: the sweep ran every other finalist
         }
       }
     for (std::size_t i = 0; i < finalists.size(); ++i)

@@ -35,10 +35,6 @@ struct TuneOptions {
   /// incumbent), are timed again in `rounds` rounds, each round timing every finalist in turn;
   /// the lowest median over rounds wins: the fastest of a hundred or more single medians reads
   /// low, and taking the finalists in turn lets every one meet the same clocks and neighbours.
-  /// On CUDA each finalist runs as each generator builds it (SoftmaxConfig::codegen) and the
-  /// winner keeps its build's generator: the sweep times the build a first call gets (the PTX
-  /// generator's, NVRTC's still in the background), later processes run NVRTC's from the disk
-  /// cache, and the two can differ (H100, f32 16 x 4M in groups of 264: 0.210 against 0.222 ms).
   /// 0: the sweep's fastest wins and nothing is timed again.
   int finalists = 4;
   int rounds = 5;
@@ -73,6 +69,11 @@ std::vector<SoftmaxConfig> softmax_occupancy_variants(const std::vector<SoftmaxC
 /// CUDA events with L2 flushed on the GPU, the host clock on the CPU backend), records the
 /// fastest for the shape's band (softmax uses it from then on in this process) and, when
 /// options.persist, rewrites the device's file. Without a cache directory nothing is recorded.
+/// On CUDA its own candidates run as each generator builds them (SoftmaxConfig::codegen), and the
+/// winner keeps its build's generator: left to the tiered default the sweep would time the build a
+/// first call gets (the PTX generator's, NVRTC's still in the background) while later processes run
+/// NVRTC's from the disk cache, and the two can differ (H100, f32 16 x 4M in groups of 264: 0.210
+/// against 0.222 ms). A caller's candidates run as given.
 TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const TuneOptions& options = {});
 
 /// The tuned configuration for a problem's band on `backend`, if any (read from the file once per
