@@ -488,6 +488,8 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
     return median(samples);
   };
 
+  // Orders (configuration, ms) pairs fastest first.
+  auto faster = [](const auto& a, const auto& b) { return a.second < b.second; };
   TuneResult result;
   for (const SoftmaxConfig& c : candidates) {
     if (!detail::config_fits(c, rows, cols)) continue;
@@ -504,7 +506,7 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
   if (result.timings.empty())
     throw Error(fmt::format("tune_softmax: no candidate configuration ran {} x {}", rows, cols));
   std::vector<std::pair<SoftmaxConfig, double>> ranked = result.timings;
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::stable_sort(ranked.begin(), ranked.end(), faster);
   result.best = ranked.front().first;
   result.best_ms = ranked.front().second;
   if (options.finalists > 0) {
@@ -532,8 +534,7 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
       }
     for (std::size_t i = 0; i < finalists.size(); ++i)
       if (!rounds[i].empty()) result.finals.emplace_back(finalists[i], median(rounds[i]));
-    std::stable_sort(result.finals.begin(), result.finals.end(),
-                     [](const auto& a, const auto& b) { return a.second < b.second; });
+    std::stable_sort(result.finals.begin(), result.finals.end(), faster);
     if (!result.finals.empty()) {
       result.best = result.finals.front().first;
       result.best_ms = result.finals.front().second;

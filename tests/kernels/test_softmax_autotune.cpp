@@ -264,11 +264,10 @@ TEST_CASE("softmax autotuner: the sweep's fastest and the configuration run befo
   auto r = ops::tune_softmax(rows, cols, DType::f32, tune);
   REQUIRE(r.timings.size() == 4);
   CHECK(r.incumbent == incumbent);
-  // The sweep's two fastest, and the incumbent where it was not one of them.
+  // The sweep's two fastest, and the incumbent where it was not one of them. A caller's candidates
+  // run as given (on CUDA too: only the tuner's own list is timed as each generator builds it).
   auto ranked = r.timings;
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  // A caller's candidates run as given (on CUDA too: only the tuner's own list is timed as each
-  // generator builds it).
   const bool incumbent_in_top = ranked[0].first == incumbent || ranked[1].first == incumbent;
   REQUIRE(r.finals.size() == (incumbent_in_top ? 2u : 3u));
   for (const SoftmaxConfig& top : {ranked[0].first, ranked[1].first})
