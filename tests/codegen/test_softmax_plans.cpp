@@ -155,16 +155,18 @@ TEST_CASE("a device's own table comes first, then those of devices of the same c
   CHECK(ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 1, 16 << 20, DType::bf16)->codegen == GpuCodegen::ptx);
   CHECK(!ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 4096, 4096, DType::f32));
   CHECK(!ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 16, 4 << 20, DType::bf16));
+  CHECK(ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 128, 1 << 20, DType::f32)->codegen == GpuCodegen::cuda);
   // Its entries compile, through the generator they name, without spilling.
-  for (auto [rows, cols, dtype] :
-       {std::tuple<std::int64_t, std::int64_t, DType>{16, 4 << 20, DType::f32}, {1, 16 << 20, DType::bf16}}) {
+  for (auto [rows, cols, dtype] : {std::tuple<std::int64_t, std::int64_t, DType>{16, 4 << 20, DType::f32},
+                                   {1, 16 << 20, DType::bf16},
+                                   {128, 1 << 20, DType::f32}}) {
     ops::SoftmaxOptions o;
     o.backend = Backend::cuda;
     o.config = ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", rows, cols, dtype);
     REQUIRE(o.config);
     for (const CompiledKernel* k :
          ops::compile_softmax(Pointer{0x10000, dtype}, Pointer{0x20000, dtype}, rows, cols, cols, cols, false, o)) {
-      CHECK(k->metadata().codegen == "ptx");
+      CHECK(k->metadata().codegen == codegen_name(o.config->codegen));
       CHECK(k->metadata().spill_store_bytes == 0);
     }
   }
