@@ -431,26 +431,33 @@ std::vector<SoftmaxConfig> softmax_occupancy_variants(const std::vector<SoftmaxC
   return variants;
 }
 
+std::vector<SoftmaxConfig> softmax_tuning_candidates(std::int64_t rows, std::int64_t cols, DType dtype,
+                                                     Backend backend) {
+  backend = detail::resolve_backend(backend);
+  std::vector<SoftmaxConfig> candidates = softmax_candidates(rows, cols, dtype, backend);
+  if (backend != Backend::cuda) return candidates;
+  // Each as each generator builds it. Left to the default (tiered), a first compile gets the PTX
+  // generator's build and queues NVRTC's on one background thread, so the sweep would time the
+  // one and every later process run the other, and the two can differ at equal occupancy.
+  std::vector<SoftmaxConfig> builds;
+  for (SoftmaxConfig c : candidates)
+    for (GpuCodegen g : {GpuCodegen::ptx, GpuCodegen::cuda}) {
+      c.codegen = g;
+      builds.push_back(c);
+    }
+  // Variants from each build's own registers, which differ between the generators; compiling the
+  // builds here also leaves them in the kernel cache for the sweep.
+  for (const SoftmaxConfig& v : softmax_occupancy_variants(builds, rows, cols, dtype)) builds.push_back(v);
+  return builds;
+}
+
 TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const TuneOptions& options) {
   if (rows < 1 || cols < 1) throw Error(fmt::format("tune_softmax: {} x {} has no elements", rows, cols));
   if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16)
     throw Error(fmt::format("tune_softmax: unsupported element type {}", dtype_name(dtype)));
   const Backend backend = detail::resolve_backend(options.backend);
   std::vector<SoftmaxConfig> candidates =
-      options.candidates.empty() ? softmax_candidates(rows, cols, dtype, backend) : options.candidates;
-  if (options.candidates.empty() && backend == Backend::cuda) {
-    for (const SoftmaxConfig& v : softmax_occupancy_variants(candidates, rows, cols, dtype)) candidates.push_back(v);
-    // Each as each generator builds it. Left to the default (tiered), a first compile gets the PTX
-    // generator's build and queues NVRTC's on one background thread, so the sweep would time the
-    // one and every later process run the other, and the two can differ at equal occupancy.
-    std::vector<SoftmaxConfig> builds;
-    for (SoftmaxConfig c : candidates)
-      for (GpuCodegen g : {GpuCodegen::ptx, GpuCodegen::cuda}) {
-        c.codegen = g;
-        builds.push_back(c);
-      }
-    candidates = std::move(builds);
-  }
+      options.candidates.empty() ? softmax_tuning_candidates(rows, cols, dtype, backend) : options.candidates;
   const Memory memory = memory_of(backend);
   const auto count = static_cast<std::size_t>(rows * cols);
   Buffer in(dtype, count, memory), out(dtype, count, memory);

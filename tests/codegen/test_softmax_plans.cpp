@@ -155,7 +155,8 @@ TEST_CASE("a device's own table comes first, then those of devices of the same c
   CHECK(ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 1, 16 << 20, DType::bf16)->codegen == GpuCodegen::ptx);
   CHECK(!ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 4096, 4096, DType::f32));
   CHECK(!ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 16, 4 << 20, DType::bf16));
-  CHECK(ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 128, 1 << 20, DType::f32)->codegen == GpuCodegen::cuda);
+  CHECK(ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 128, 1 << 20, DType::f32)->codegen ==
+        GpuCodegen::cuda);
   // Its entries compile, through the generator they name, without spilling.
   for (auto [rows, cols, dtype] : {std::tuple<std::int64_t, std::int64_t, DType>{16, 4 << 20, DType::f32},
                                    {1, 16 << 20, DType::bf16},
@@ -494,6 +495,49 @@ TEST_CASE("the autotuner also tries one block more an SM where registers limit a
   // A candidate that does not fit the shape compiles nothing and adds nothing.
   const ops::SoftmaxConfig too_narrow{SoftmaxStrategy::row_in_registers, 4096, 4, 1, 1, 1, per_row};
   CHECK(ops::softmax_occupancy_variants({too_narrow}, 4096, 16384, DType::bf16).empty());
+}
+
+TEST_CASE("the autotuner's own CUDA candidates are each configuration as both builds, then each build's variant") {
+  using ops::SoftmaxStrategy;
+  const std::int64_t rows = 4096, cols = 16384;
+  const auto base = ops::softmax_candidates(rows, cols, DType::bf16, Backend::cuda);
+  const auto tuned = ops::softmax_tuning_candidates(rows, cols, DType::bf16, Backend::cuda);
+  REQUIRE(tuned.size() > 2 * base.size());
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    CAPTURE(ops::describe(base[i]));
+    ops::SoftmaxConfig ptx = base[i], cuda = base[i];
+    ptx.codegen = GpuCodegen::ptx;
+    cuda.codegen = GpuCodegen::cuda;
+    CHECK(tuned[2 * i] == ptx);
+    CHECK(tuned[2 * i + 1] == cuda);
+  }
+  // The rest are occupancy variants, each naming the build it was taken from and asking one block
+  // an SM more than that build's registers allow. The row held over 8 warps is register-limited
+  // as either generator builds it (more than 64 registers), so it has a variant for each.
+  std::set<GpuCodegen> held_variants;
+  ops::SoftmaxOptions o;
+  o.backend = Backend::cuda;
+  for (std::size_t i = 2 * base.size(); i < tuned.size(); ++i) {
+    CAPTURE(ops::describe(tuned[i]));
+    CHECK(tuned[i].codegen != GpuCodegen::automatic);
+    ops::SoftmaxConfig build = tuned[i];
+    build.min_blocks_per_sm = 0;
+    o.config = build;
+    int blocks = 1 << 10;
+    for (const CompiledKernel* k : ops::compile_softmax(Pointer{0x10000, DType::bf16}, Pointer{0x20000, DType::bf16},
+                                                        rows, cols, cols, cols, false, o))
+      if (jit::register_limited(k->metadata())) blocks = std::min(blocks, jit::resident_blocks_per_sm(k->metadata()));
+    CHECK(tuned[i].min_blocks_per_sm == blocks + 1);
+    ops::SoftmaxConfig plain = build;
+    plain.codegen = GpuCodegen::automatic;
+    CHECK(std::find(base.begin(), base.end(), plain) != base.end());
+    if (plain == ops::SoftmaxConfig{SoftmaxStrategy::row_in_registers, 16384, 8, 1, 1, 1, ops::SoftmaxGrid::per_row})
+      held_variants.insert(tuned[i].codegen);
+  }
+  CHECK(held_variants == std::set<GpuCodegen>{GpuCodegen::ptx, GpuCodegen::cuda});
+  // The CPU backend has one generator: its candidates are the defaults as they are.
+  CHECK(ops::softmax_tuning_candidates(rows, cols, DType::bf16, Backend::cpu) ==
+        ops::softmax_candidates(rows, cols, DType::bf16, Backend::cpu));
 }
 
 TEST_CASE("persistent grids of walked slices stop at 1024 threads an SM, in whole sets") {

@@ -65,15 +65,22 @@ std::vector<SoftmaxConfig> softmax_candidates(std::int64_t rows, std::int64_t co
 std::vector<SoftmaxConfig> softmax_occupancy_variants(const std::vector<SoftmaxConfig>& candidates, std::int64_t rows,
                                                       std::int64_t cols, DType dtype);
 
+/// The configurations tune_softmax times by default: softmax_candidates, and on CUDA each of them
+/// as each generator builds it (SoftmaxConfig::codegen ptx and cuda) followed by every build's
+/// occupancy variant, taken from that build's registers. Compiles on CUDA (no GPU needed).
+std::vector<SoftmaxConfig> softmax_tuning_candidates(std::int64_t rows, std::int64_t cols, DType dtype,
+                                                     Backend backend = Backend::automatic);
+
 /// Times each candidate on a rows x cols problem of `dtype` (inputs and outputs it allocates:
 /// CUDA events with L2 flushed on the GPU, the host clock on the CPU backend), records the
 /// fastest for the shape's band (softmax uses it from then on in this process) and, when
 /// options.persist, rewrites the device's file. Without a cache directory nothing is recorded.
-/// On CUDA its own candidates run as each generator builds them (SoftmaxConfig::codegen), and the
-/// winner keeps its build's generator: left to the tiered default the sweep would time the build a
-/// first call gets (the PTX generator's, NVRTC's still in the background) while later processes run
-/// NVRTC's from the disk cache, and the two can differ (H100, f32 16 x 4M in groups of 264: 0.210
-/// against 0.222 ms). A caller's candidates run as given.
+/// Without options.candidates it times softmax_tuning_candidates, on CUDA each as each generator
+/// builds it (SoftmaxConfig::codegen), and the winner keeps its build's generator: left to the
+/// tiered default the sweep would time the build a first call gets (the PTX generator's, NVRTC's
+/// still in the background) while later processes run NVRTC's from the disk cache, and the two can
+/// differ (H100, f32 16 x 4M in groups of 264: 0.210 against 0.222 ms). A caller's candidates run
+/// as given.
 TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const TuneOptions& options = {});
 
 /// The tuned configuration for a problem's band on `backend`, if any (read from the file once per
