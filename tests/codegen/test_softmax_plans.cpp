@@ -155,12 +155,9 @@ TEST_CASE("a device's own table comes first, then those of devices of the same c
   CHECK(ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 1, 16 << 20, DType::bf16)->codegen == GpuCodegen::ptx);
   CHECK(!ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 4096, 4096, DType::f32));
   CHECK(!ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 16, 4 << 20, DType::bf16));
-  CHECK(ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", 128, 1 << 20, DType::f32)->codegen ==
-        GpuCodegen::cuda);
   // Its entries compile, through the generator they name, without spilling.
-  for (auto [rows, cols, dtype] : {std::tuple<std::int64_t, std::int64_t, DType>{16, 4 << 20, DType::f32},
-                                   {1, 16 << 20, DType::bf16},
-                                   {128, 1 << 20, DType::f32}}) {
+  for (auto [rows, cols, dtype] :
+       {std::tuple<std::int64_t, std::int64_t, DType>{16, 4 << 20, DType::f32}, {1, 16 << 20, DType::bf16}}) {
     ops::SoftmaxOptions o;
     o.backend = Backend::cuda;
     o.config = ops::shipped_softmax_config_for("NVIDIA H100 80GB HBM3", rows, cols, dtype);
@@ -536,8 +533,9 @@ TEST_CASE("the autotuner's own CUDA candidates are each configuration as both bu
   }
   CHECK(held_variants == std::set<GpuCodegen>{GpuCodegen::ptx, GpuCodegen::cuda});
   // The CPU backend has one generator: its candidates are the defaults as they are.
-  CHECK(ops::softmax_tuning_candidates(rows, cols, DType::bf16, Backend::cpu) ==
-        ops::softmax_candidates(rows, cols, DType::bf16, Backend::cpu));
+  if (has_cpu_backend())
+    CHECK(ops::softmax_tuning_candidates(rows, cols, DType::bf16, Backend::cpu) ==
+          ops::softmax_candidates(rows, cols, DType::bf16, Backend::cpu));
 }
 
 TEST_CASE("persistent grids of walked slices stop at 1024 threads an SM, in whole sets") {
