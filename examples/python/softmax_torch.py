@@ -73,9 +73,10 @@ def main():
         print(f"{' x '.join(map(str, shape)):>18} {str(dtype)[6:]:>9} {dim:>3} {err:>10.1e} {t_ours:>10.1f}"
               f" {gb / t_ours * 1e6:>6.0f} {host_us(ours):>7.1f} {t_theirs:>9.1f} {gb / t_theirs * 1e6:>6.0f}"
               f" {host_us(theirs):>7.1f}")
-        plans.append((shape, dtype, dim, *tilejit.softmax_plan(x, dim=dim)))
+        plans.append((shape, dtype, dim, *tilejit.softmax_plan(x, dim=dim), tilejit.softmax_plan_table(x, dim=dim)))
     print("\ntilejit's configuration (Library.softmax's config= takes the same words):")
-    for shape, dtype, dim, config, source in plans:
+    for shape, dtype, dim, config, source, table in plans:
+        source = f"{source}: {table}" if table else source
         print(f"{' x '.join(map(str, shape)):>18} {str(dtype)[6:]:>9} {dim:>3}  {config} ({source})")
 
 

@@ -114,6 +114,12 @@ enum tilejit_config_source {
    thread. Needs no GPU: without one, CUDA plans are made for an H200-sized device. */
 const char* tilejit_softmax_plan(int64_t rows, int64_t cols, int in_dtype, int out_dtype,
                                  const tilejit_softmax_options* options, int* source);
+/* Whose shipped table held the band of that plan when its source is TILEJIT_CONFIG_DEVICE_TABLE: the
+   device's own ("NVIDIA H200") or one of the same compute capability and SM count (an H100 SXM
+   takes most bands from the H200's); "" for every other source. NULL on error. Valid until the
+   next call on this thread. */
+const char* tilejit_softmax_plan_table(int64_t rows, int64_t cols, int in_dtype, int out_dtype,
+                                       const tilejit_softmax_options* options);
 /* Compiles, without launching, the kernels tilejit_softmax_with would launch with these arguments
    (one, or split_row's two; the pointers' alignment is part of their specialization), writes up to
    `capacity` handles into `kernels` and how many it compiled into *count. Their stages read with

@@ -115,6 +115,14 @@ int run_softmax(void* out, const void* in, int64_t rows, int64_t cols, int64_t i
   });
 }
 
+// The plan tilejit_softmax_with would run (`who` names the C function in errors).
+tilejit::ops::SoftmaxPlan plan_of(const char* who, int64_t rows, int64_t cols, int in_dtype, int out_dtype,
+                                  const tilejit_softmax_options* options) {
+  tilejit::Memory memory{};
+  return tilejit::ops::plan_softmax(rows, cols, dtype_of(in_dtype), dtype_of(out_dtype),
+                                    softmax_options(who, options ? *options : tilejit_softmax_options{}, memory));
+}
+
 }  // namespace
 
 extern "C" {
@@ -224,13 +232,21 @@ const char* tilejit_softmax_plan(int64_t rows, int64_t cols, int in_dtype, int o
   static thread_local std::string text;
   const char* result = nullptr;
   guarded([&] {
-    tilejit::Memory memory{};
-    const auto plan = tilejit::ops::plan_softmax(
-        rows, cols, dtype_of(in_dtype), dtype_of(out_dtype),
-        softmax_options("tilejit_softmax_plan", options ? *options : tilejit_softmax_options{}, memory));
+    const auto plan = plan_of("tilejit_softmax_plan", rows, cols, in_dtype, out_dtype, options);
     text = tilejit::ops::describe(plan.config);
     if (source) *source = static_cast<int>(plan.source);
     result = text.c_str();
+  });
+  return result;
+}
+
+const char* tilejit_softmax_plan_table(int64_t rows, int64_t cols, int in_dtype, int out_dtype,
+                                       const tilejit_softmax_options* options) {
+  static thread_local std::string device;
+  const char* result = nullptr;
+  guarded([&] {
+    device = plan_of("tilejit_softmax_plan_table", rows, cols, in_dtype, out_dtype, options).table_device;
+    result = device.c_str();
   });
   return result;
 }

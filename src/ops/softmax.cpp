@@ -386,7 +386,7 @@ Pointer detail::with_problem_extent(const char* what, const char* name, Pointer 
 }
 
 SoftmaxPlan plan_softmax(std::int64_t rows, std::int64_t cols, DType in, DType out, const SoftmaxOptions& options) {
-  if (rows < 1 || cols < 1) throw Error(fmt::format("plan_softmax: {} x {} has no elements", rows, cols));
+  detail::require_elements("plan_softmax", rows, cols);
   return make_plan(rows, cols, in, out, options, false);
 }
 
@@ -403,7 +403,7 @@ void log_softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, 
 std::vector<const CompiledKernel*> compile_softmax(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
                                                    std::int64_t in_row_stride, std::int64_t out_row_stride, bool log,
                                                    const SoftmaxOptions& options) {
-  if (rows < 1 || cols < 1) throw Error(fmt::format("compile_softmax: {} x {} has no elements", rows, cols));
+  detail::require_elements("compile_softmax", rows, cols);
   check_arguments("compile_softmax", out, in, rows, cols, in_row_stride, out_row_stride);
   SoftmaxPlan plan = make_plan(rows, cols, in.dtype, out.dtype, options, false);
   detail::Problem p{out, in, rows, cols, in_row_stride, out_row_stride, log};

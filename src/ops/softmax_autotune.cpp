@@ -452,7 +452,7 @@ std::vector<SoftmaxConfig> softmax_tuning_candidates(std::int64_t rows, std::int
 }
 
 TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const TuneOptions& options) {
-  if (rows < 1 || cols < 1) throw Error(fmt::format("tune_softmax: {} x {} has no elements", rows, cols));
+  detail::require_elements("tune_softmax", rows, cols);
   if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16)
     throw Error(fmt::format("tune_softmax: unsupported element type {}", dtype_name(dtype)));
   const Backend backend = detail::resolve_backend(options.backend);

@@ -58,6 +58,10 @@ std::span<const ShippedTable> shipped_tables();
 Pointer with_problem_extent(const char* what, const char* name, Pointer p, std::int64_t rows, std::int64_t cols,
                             std::int64_t stride);
 
+/// Throws tilejit::Error, naming `what`, unless rows and cols are both at least 1: plans,
+/// compiles and tuning runs need a problem (a call with an empty one launches nothing instead).
+void require_elements(const char* what, std::int64_t rows, std::int64_t cols);
+
 /// Throws tilejit::Error when `c` cannot run a rows x cols problem (a bad strategy, a block that
 /// is not a power of two or too small for the row, bad warps...).
 void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols);

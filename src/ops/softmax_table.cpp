@@ -191,6 +191,11 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
   }
 }
 
+void require_elements(const char* what, std::int64_t rows, std::int64_t cols) {
+  if (rows < 0 || cols < 0) throw Error(fmt::format("{}: negative size {} x {}", what, rows, cols));
+  if (rows == 0 || cols == 0) throw Error(fmt::format("{}: {} x {} has no elements", what, rows, cols));
+}
+
 bool config_fits(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) {
   try {
     check_config(c, rows, cols);

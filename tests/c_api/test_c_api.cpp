@@ -244,7 +244,22 @@ TEST_CASE("C API: tilejit_softmax_plan names the configuration and where it came
   text = tilejit_softmax_plan(65536, 128, TILEJIT_F32, TILEJIT_F32, &again, nullptr);
   REQUIRE_MESSAGE(text != nullptr, last_error());
   CHECK(std::string(text) == chosen);
+  // Whose shipped table: named only for a band a device table held.
+  const char* table = tilejit_softmax_plan_table(4, 1 << 20, TILEJIT_F32, TILEJIT_F32, &forced);
+  REQUIRE_MESSAGE(table != nullptr, last_error());
+  CHECK(std::string(table).empty());
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{65536, 128}, {4096, 4096}, {16, 4 << 20}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    REQUIRE(tilejit_softmax_plan(rows, cols, TILEJIT_F32, TILEJIT_F32, nullptr, &source) != nullptr);
+    table = tilejit_softmax_plan_table(rows, cols, TILEJIT_F32, TILEJIT_F32, nullptr);
+    REQUIRE_MESSAGE(table != nullptr, last_error());
+    CHECK(std::string(table).empty() == (source != TILEJIT_CONFIG_DEVICE_TABLE));
+    if (!tilejit_has_gpu()) CHECK(source == TILEJIT_CONFIG_TABLE);  // no device to have a table for
+  }
   // Errors: null, and the message names the problem.
+  CHECK(tilejit_softmax_plan_table(4, -1, TILEJIT_F32, TILEJIT_F32, nullptr) == nullptr);
+  CHECK(last_error().find("negative size 4 x -1") != std::string::npos);
   CHECK(tilejit_softmax_plan(0, 128, TILEJIT_F32, TILEJIT_F32, nullptr, &source) == nullptr);
   CHECK(last_error().find("0 x 128 has no elements") != std::string::npos);
   const tilejit_softmax_options wide{TILEJIT_BACKEND_CUDA, 0, 0, "rows_2d BLOCK=64 warps=2"};

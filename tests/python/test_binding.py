@@ -98,6 +98,14 @@ class Binding(unittest.TestCase):
         chosen, source = self.lib.softmax_plan(65536, 128, tilejit.F32)
         self.assertIn(source, ("autotune", "device table", "table"))
         self.assertEqual(self.lib.softmax_plan(65536, 128, tilejit.F32, config=chosen), (chosen, "forced"))
+        # Whose table: named exactly when the source is a device table.
+        table = self.lib.softmax_plan_table(65536, 128, tilejit.F32)
+        self.assertEqual(table is None, source != "device table")
+        if table is not None:
+            self.assertIsInstance(table, str)
+        self.assertIsNone(self.lib.softmax_plan_table(65536, 128, tilejit.F32, config=chosen))
+        with self.assertRaisesRegex(tilejit.TilejitError, "negative size 5 x -1"):
+            self.lib.softmax_plan_table(5, -1, tilejit.F32)
         kernels = self.lib.softmax_kernels(0x10000, 0x20000, 4, 1 << 20, 1 << 20, 1 << 20, tilejit.BF16,
                                            tilejit.BF16, config=text)
         self.assertEqual([".entry softmax_split_partials" in k.stage("ptx") for k in kernels], [True, False])

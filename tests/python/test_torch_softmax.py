@@ -159,6 +159,12 @@ class TorchSoftmax(unittest.TestCase):
         self.assertIn(source, ("autotune", "device table", "table"))
         self.assertEqual(tilejit.library().softmax_plan(2400, 4096, tilejit.BF16, config=config), (config, "forced"))
         self.assertEqual(tilejit.softmax_plan(x, dim=1), tilejit.library().softmax_plan(8 * 4096, 300, tilejit.BF16))
+        # On a GPU with a shipped table (or one borrowed from a device like it) the table is named.
+        table = tilejit.softmax_plan_table(x)
+        self.assertEqual(table is None, source != "device table")
+        self.assertEqual(table, tilejit.library().softmax_plan_table(2400, 4096, tilejit.BF16))
+        if torch.cuda.get_device_name() in ("NVIDIA H200", "NVIDIA H100 80GB HBM3") and source == "device table":
+            self.assertIn(table, ("NVIDIA H200", "NVIDIA H100 80GB HBM3"))
         with self.assertRaisesRegex(tilejit.TilejitError, "dim 3 is out of range"):
             tilejit.softmax_plan(x, dim=3)
 

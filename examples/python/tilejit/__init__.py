@@ -54,6 +54,13 @@ def softmax_plan(x, dim=-1, out_dtype=None):
     return tensors.plan(x, dim, out_dtype)
 
 
+def softmax_plan_table(x, dim=-1, out_dtype=None):
+    """Whose shipped table holds softmax(x, dim)'s band when softmax_plan says "device table" (this
+    GPU's own, or that of one with the same compute capability and SM count: an H100 SXM takes
+    most bands from "NVIDIA H200"); None for every other source."""
+    return tensors.plan(x, dim, out_dtype, table=True)
+
+
 def softmax_seed(x, dim=-1, out=None):
     """softmax by the seed kernel (rows of at most 16384 columns, output in x's dtype); always
     eager: no gradient, and a graph break under torch.compile."""

@@ -122,6 +122,7 @@ class Library:
             "tilejit_softmax_with": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, vp, ctypes.POINTER(SoftmaxOptions)]),
             "tilejit_softmax_plan": (ctypes.c_char_p, [i64, i64, ci, ci, ctypes.POINTER(SoftmaxOptions),
                                                        ctypes.POINTER(ci)]),
+            "tilejit_softmax_plan_table": (ctypes.c_char_p, [i64, i64, ci, ci, ctypes.POINTER(SoftmaxOptions)]),
             "tilejit_softmax_kernels": (ci, [vp, vp, i64, i64, i64, i64, ci, ci, ctypes.POINTER(SoftmaxOptions),
                                              ctypes.POINTER(vp), ci, ctypes.POINTER(ci)]),
         }
@@ -183,6 +184,17 @@ class Library:
         if text is None:
             raise TilejitError(self.last_error())
         return text.decode(), CONFIG_SOURCES[source.value]
+
+    def softmax_plan_table(self, rows, cols, in_dtype, out_dtype=None, backend=CUDA, cpu_threads=0, config=None):
+        """Whose shipped table held that plan's band when its source is "device table" (this GPU's
+        own, or one of the same compute capability and SM count, e.g. "NVIDIA H200"); None for
+        every other source."""
+        options = _softmax_options(backend, False, cpu_threads, config)
+        text = self.c.tilejit_softmax_plan_table(rows, cols, in_dtype, in_dtype if out_dtype is None else out_dtype,
+                                                 ctypes.byref(options))
+        if text is None:
+            raise TilejitError(self.last_error())
+        return text.decode() or None
 
     def softmax_kernels(self, out, x, rows, cols, in_row_stride, out_row_stride, in_dtype, out_dtype, log=False,
                         backend=CUDA, cpu_threads=0, config=None):

@@ -147,14 +147,15 @@ def _check_dim(x, dim):
         raise TilejitError(f"dim {dim} is out of range for a {x.dim()}-d tensor")
 
 
-def plan(x, dim, out_dtype):
-    """library().softmax_plan for softmax(x, dim) (log_softmax runs the same configuration)."""
+def plan(x, dim, out_dtype, table=False):
+    """library().softmax_plan for softmax(x, dim) (log_softmax runs the same configuration), or
+    with `table` library().softmax_plan_table."""
     backend = _backend("x", x)
     _check_dim(x, dim)
     cols = x.shape[dim] if x.dim() else 1
     rows = x.numel() // cols if cols else 0
-    return library().softmax_plan(rows, cols, torch_dtype_code(x.dtype), torch_dtype_code(out_dtype or x.dtype),
-                                  backend=backend)
+    ask = library().softmax_plan_table if table else library().softmax_plan
+    return ask(rows, cols, torch_dtype_code(x.dtype), torch_dtype_code(out_dtype or x.dtype), backend=backend)
 
 
 def run(kind, x, dim, out, out_dtype):
