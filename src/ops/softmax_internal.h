@@ -41,6 +41,18 @@ bool has_clusters(Backend b);
 /// The built-in configuration for a problem (softmax_table.cpp).
 SoftmaxConfig table_config(std::int64_t rows, std::int64_t cols, std::size_t elem_bytes, Backend backend, int parallel);
 
+/// The CUDA kernels of each configuration for a rows x cols problem of out and in, compiled on up to
+/// 16 threads; none for a configuration that does not fit or compile (softmax_candidates.cpp).
+std::vector<std::vector<const CompiledKernel*>> compile_candidates(const std::vector<SoftmaxConfig>& configs,
+                                                                   Pointer out, Pointer in, std::int64_t rows,
+                                                                   std::int64_t cols);
+
+/// Records `config` as the tuned winner of the band of rows x cols `dtype` on `backend`: in this
+/// process at once and, with `persist`, in the device's tuning file, merged with the bands other
+/// processes wrote there (softmax_tuned_tables.cpp). Nothing without a cache directory.
+void record_tuned_config(std::int64_t rows, std::int64_t cols, DType dtype, Backend backend,
+                         const SoftmaxConfig& config, bool persist);
+
 /// A tuned table shipped with tilejit (the autotuner's file format), and what the device it was
 /// tuned on is: other devices of the same compute capability and SM count borrow it.
 struct ShippedTable {
