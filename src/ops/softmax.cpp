@@ -348,7 +348,7 @@ void check_arguments(const char* what, const Pointer& out, const Pointer& in, st
 
 void run(const char* what, bool log, Pointer out, Pointer in, std::int64_t rows, std::int64_t cols,
          std::int64_t in_stride, std::int64_t out_stride, StreamHandle stream, const SoftmaxOptions& options) {
-  if (rows < 0 || cols < 0) throw Error(fmt::format("{}: negative size {} x {}", what, rows, cols));
+  detail::reject_negative_size(what, rows, cols);
   if (rows == 0 || cols == 0) return;
   check_arguments(what, out, in, rows, cols, in_stride, out_stride);
   if (options.kept_bytes < -1)

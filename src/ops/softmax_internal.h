@@ -70,8 +70,10 @@ std::span<const ShippedTable> shipped_tables();
 Pointer with_problem_extent(const char* what, const char* name, Pointer p, std::int64_t rows, std::int64_t cols,
                             std::int64_t stride);
 
-/// Throws tilejit::Error, naming `what`, unless rows and cols are both at least 1: plans,
-/// compiles and tuning runs need a problem (a call with an empty one launches nothing instead).
+/// Throws tilejit::Error, naming `what`, when rows or cols is negative (calls with an empty
+/// problem launch nothing; negative sizes are refused everywhere).
+void reject_negative_size(const char* what, std::int64_t rows, std::int64_t cols);
+/// reject_negative_size, and also refuses an empty problem: plans, compiles and tuning runs need one.
 void require_elements(const char* what, std::int64_t rows, std::int64_t cols);
 
 /// Throws tilejit::Error when `c` cannot run a rows x cols problem (a bad strategy, a block that

@@ -71,7 +71,7 @@ SeedConfig seed_config(std::int64_t cols, std::size_t elem_bytes) {
 
 void softmax_seed(Pointer out, Pointer in, std::int64_t rows, std::int64_t cols, std::int64_t in_row_stride,
                   std::int64_t out_row_stride, StreamHandle stream, Backend backend) {
-  if (rows < 0 || cols < 0) throw Error(fmt::format("softmax_seed: negative size {} x {}", rows, cols));
+  detail::reject_negative_size("softmax_seed", rows, cols);
   if (rows == 0 || cols == 0) return;
   if (cols > 16384)
     throw Error(fmt::format("softmax_seed: {} columns do not fit the seed kernel's registers (at most 16384)", cols));

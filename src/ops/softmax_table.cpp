@@ -191,8 +191,12 @@ void check_config(const SoftmaxConfig& c, std::int64_t rows, std::int64_t cols) 
   }
 }
 
-void require_elements(const char* what, std::int64_t rows, std::int64_t cols) {
+void reject_negative_size(const char* what, std::int64_t rows, std::int64_t cols) {
   if (rows < 0 || cols < 0) throw Error(fmt::format("{}: negative size {} x {}", what, rows, cols));
+}
+
+void require_elements(const char* what, std::int64_t rows, std::int64_t cols) {
+  reject_negative_size(what, rows, cols);
   if (rows == 0 || cols == 0) throw Error(fmt::format("{}: {} x {} has no elements", what, rows, cols));
 }
 
