@@ -48,6 +48,18 @@ std::string device_name(Backend backend) {
   return name;
 }
 
+// The comment lines naming the device a file was tuned on. A GPU's also give its architecture and
+// SM count: a file committed to src/ops/tuned/ ships as it is, and CMake reads them from there to
+// say which other devices may borrow it (softmax_device_tables.cpp.in).
+std::string device_lines(Backend backend) {
+  std::string lines = fmt::format("# device: {}\n", device_name(backend));
+  if (backend == Backend::cuda) {
+    const DeviceProperties& p = device_properties();
+    lines += fmt::format("# architecture: sm_{}{}, {} SMs\n", p.cc_major, p.cc_minor, p.sm_count);
+  }
+  return lines;
+}
+
 // "<name>=N" with N > 0.
 template <class T>
 bool positive_word(std::string_view w, std::string_view name, T& out) {
@@ -112,14 +124,14 @@ Table read_table(const std::string& path) {
   return parse_table(text);
 }
 
-void write_table(const std::string& path, const Table& t, const std::string& device) {
+void write_table(const std::string& path, const Table& t, Backend backend) {
   std::filesystem::path p(path);
   std::filesystem::create_directories(p.parent_path());
   // Write then rename, so a reader never sees half a file.
   std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
   {
     std::ofstream f(tmp, std::ios::trunc);
-    f << kHeader << "\n# device: " << device << "\n";
+    f << kHeader << "\n" << device_lines(backend);
     f << "# <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> "
          "<grid> [overlap] [interleave] [min_blocks=N] [stat_cols=N] [programs=N] [codegen=G]\n";
     for (const auto& [k, c] : t)
@@ -196,7 +208,7 @@ void detail::record_tuned_config(std::int64_t rows, std::int64_t cols, DType dty
   merged[band_key(rows, cols, dtype)] = config;
   mine = merged;
   forget_plans();
-  if (persist) write_table(path, merged, device_name(backend));
+  if (persist) write_table(path, merged, backend);
 }
 
 namespace {

@@ -144,9 +144,9 @@ TEST_CASE("a device's own table comes first, then those of devices of the same c
   CHECK(ops::shipped_table_devices("NVIDIA H100 PCIe", 9, 0, 114).empty());
   CHECK(ops::shipped_table_devices("NVIDIA A100-SXM4-80GB", 8, 0, 108).empty());
   CHECK(ops::shipped_table_devices("A future part", 10, 0, 132).empty());
-  // A part of another name but the same properties borrows both, in the order shipped.
+  // A part of another name but the same properties borrows both, in the order shipped (file names).
   CHECK(ops::shipped_table_devices("NVIDIA H100 NVL-like", 9, 0, 132) ==
-        Devices{"NVIDIA H200", "NVIDIA H100 80GB HBM3"});
+        Devices{"NVIDIA H100 80GB HBM3", "NVIDIA H200"});
   // A shipped name gets its own table whatever the properties say (a cut-down part of the name).
   CHECK(ops::shipped_table_devices("NVIDIA H200", 9, 0, 114) == Devices{"NVIDIA H200"});
   // The H100's table holds only the bands measured faster there; the rest come from the H200's.

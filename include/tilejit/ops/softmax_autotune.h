@@ -6,6 +6,8 @@
 //
 // File format (versioned; a file that does not parse is ignored as a whole):
 //   tilejit-softmax-autotune v2
+//   # device: NVIDIA H200
+//   # architecture: sm_90, 132 SMs      (GPU files; a shipped table's twins are found by it)
 //   # <element bytes> <rows band> <N band> : <strategy> <block> <warps> <stages> <rows/program> <splits> <grid>
 //   #   [overlap] [interleave] [min_blocks=N] [stat_cols=N] [programs=N] [codegen=ptx|cuda|tiered]
 //   4 12 12 : row_in_registers 4096 16 2 1 1 persistent
