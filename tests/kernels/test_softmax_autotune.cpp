@@ -1,6 +1,7 @@
 // The softmax autotuner on the backend this binary runs: it picks one of the candidates, writes
 // the device's file, softmax reads it back (also in a fresh lookup), and a corrupt file is ignored.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,7 +82,15 @@ TEST_CASE("softmax autotuner: picks a candidate, persists it, softmax reloads it
   REQUIRE(std::filesystem::exists(path));
   CHECK(std::filesystem::path(path).filename().string().starts_with("autotune-"));
   CHECK(std::filesystem::path(path).filename().string().find(' ') == std::string::npos);
-  CHECK(read_all(path).starts_with("tilejit-softmax-autotune v2\n"));
+  CHECK(read_all(path).starts_with("tilejit-softmax-autotune v2\n# device: "));
+  // A GPU's file says what shipping it would need: its architecture and SM count.
+  if (backend() == Backend::cuda) {
+    const DeviceProperties& d = device_properties();
+    CHECK(read_all(path).find(fmt::format("\n# device: {}\n# architecture: sm_{}{}, {} SMs\n", d.name, d.cc_major,
+                                          d.cc_minor, d.sm_count)) != std::string::npos);
+  } else {
+    CHECK(read_all(path).find("# architecture:") == std::string::npos);
+  }
   CHECK(read_all(path).find("4 6 9 : row_in_registers 512 4 1 1 1 per_row\n") != std::string::npos);
 
   // A fresh lookup reads the file; any shape of the same band gets the tuned configuration.
