@@ -297,14 +297,12 @@ SoftmaxPlan make_plan(std::int64_t rows, std::int64_t cols, DType in, DType out,
     plan.source = ConfigSource::autotune;
     return plan;
   }
-  for (std::string& table_device : shipped_table_devices(plan.backend))
-    if (auto shipped = shipped_softmax_config_for(table_device, rows, cols, in);
-        shipped && detail::config_fits(*shipped, rows, cols)) {
-      plan.config = *shipped;
-      plan.source = ConfigSource::device_table;
-      plan.table_device = std::move(table_device);
-      return plan;
-    }
+  if (auto shipped = detail::shipped_config(rows, cols, in, plan.backend)) {
+    plan.config = shipped->config;
+    plan.source = ConfigSource::device_table;
+    plan.table_device = std::move(shipped->table_device);
+    return plan;
+  }
   (void)out;  // the table keys on the input's element size (what most of the traffic is)
   plan.config = detail::table_config(rows, cols, dtype_size(in), plan.backend,
                                      detail::parallelism(plan.backend, options.cpu_threads));

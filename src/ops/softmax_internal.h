@@ -63,6 +63,15 @@ struct ShippedTable {
 /// Every shipped table (softmax_device_tables.cpp, generated from src/ops/tuned/).
 std::span<const ShippedTable> shipped_tables();
 
+/// The shipped tables' configuration for this problem on `backend`'s device: the first of
+/// shipped_table_devices' tables whose entry for the band fits rows x cols, with that table's
+/// device. Empty where none does (and on the CPU backend).
+struct ShippedConfig {
+  SoftmaxConfig config;
+  std::string table_device;
+};
+std::optional<ShippedConfig> shipped_config(std::int64_t rows, std::int64_t cols, DType dtype, Backend backend);
+
 /// `p` with its bytes set to what `rows` rows `stride` elements apart, of `cols` elements each,
 /// reach, so the CPU backend checks every access of the library's kernels against the problem
 /// itself. Throws tilejit::Error (naming `what` and the `name`d pointer) when a size the caller

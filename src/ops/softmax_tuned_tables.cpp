@@ -242,10 +242,17 @@ std::vector<std::string> shipped_table_devices(Backend backend) {
   return shipped_table_devices(p.name, p.cc_major, p.cc_minor, p.sm_count);
 }
 
+std::optional<detail::ShippedConfig> detail::shipped_config(std::int64_t rows, std::int64_t cols, DType dtype,
+                                                            Backend backend) {
+  for (std::string& device : shipped_table_devices(backend))
+    if (auto c = shipped_softmax_config_for(device, rows, cols, dtype); c && config_fits(*c, rows, cols))
+      return ShippedConfig{*c, std::move(device)};
+  return std::nullopt;
+}
+
 std::optional<SoftmaxConfig> shipped_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
                                                     Backend backend) {
-  for (const std::string& device : shipped_table_devices(backend))
-    if (auto c = shipped_softmax_config_for(device, rows, cols, dtype)) return c;
+  if (auto shipped = detail::shipped_config(rows, cols, dtype, backend)) return shipped->config;
   return std::nullopt;
 }
 

@@ -101,7 +101,7 @@ std::vector<std::string> shipped_table_devices(Backend backend = Backend::automa
 
 /// The configuration of the tuned tables shipped with tilejit for this device's band, if any
 /// (tables the autotuner produced on devices it ran on: src/ops/tuned/): the first of
-/// shipped_table_devices' tables that holds the band.
+/// shipped_table_devices' tables whose entry for the band fits the shape, as softmax's plans take it.
 std::optional<SoftmaxConfig> shipped_softmax_config(std::int64_t rows, std::int64_t cols, DType dtype,
                                                     Backend backend = Backend::automatic);
 /// The same for a device named `device_name` (as the driver names it, e.g. "NVIDIA H200").
