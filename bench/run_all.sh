@@ -26,9 +26,10 @@
 #               SHAPES, processes alternating: tree_ab.md
 #   held        bench/probes/held_in_shared.sh: rows held in shared memory against rows held in
 #               registers, a hand-written probe (held_in_shared.log)
-#   borrowed    on a GPU other than the H200 (an H100): softmax_bench.py (BENCH_ARGS) for the op and
-#               torch twice, with the op's own choice (its shipped tables) and with the H200's table
-#               installed as this device's tuning file: borrowed/own/softmax.md, borrowed/h200/softmax.md
+#   borrowed    softmax_bench.py (BENCH_ARGS) for BORROW_IMPLS (default the op and torch) twice: with
+#               the op's own choice (its shipped tables) and with BORROW_TABLE (default the H200's,
+#               src/ops/tuned/NVIDIA_H200.txt) installed as this device's tuning file, which the op
+#               asks first, band by band: borrowed/own/softmax.md, borrowed/<table's name>/softmax.md
 #   opcompile   bench-op-compile: the op's kernels for each benchmark shape compiled cold through each
 #               CUDA generator (no GPU needed): op_compile.md
 #   none        nothing (a tests-only gpu-check run)
@@ -110,15 +111,17 @@ for bench in ${BENCHES:-softmax latency}; do
     borrowed)
       # The tuning file's name as softmax_tuning_file() spells it for this device.
       name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-      own=$(mktemp -d) h200=$(mktemp -d)
-      cp src/ops/tuned/NVIDIA_H200.txt "$h200/autotune-$(echo "$name" | sed 's/[^A-Za-z0-9().-]/_/g').txt"
-      for table in own h200; do
+      table=${BORROW_TABLE:-src/ops/tuned/NVIDIA_H200.txt}
+      label=$(basename "$table" .txt)
+      own=$(mktemp -d) borrowed=$(mktemp -d)
+      cp "$table" "$borrowed/autotune-$(echo "$name" | sed 's/[^A-Za-z0-9().-]/_/g').txt"
+      for run in own "$label"; do
         dir=$own
-        [[ $table == h200 ]] && dir=$h200
+        [[ $run == own ]] || dir=$borrowed
         TILEJIT_CACHE_DIR=$dir PYTHONUNBUFFERED=1 python3 bench/softmax_bench.py --lib "$BUILD/libtilejit_c.so" \
-          --out "$OUT/borrowed/$table" --impls tilejit_op,torch ${BENCH_ARGS:-}
+          --out "$OUT/borrowed/$run" --impls "${BORROW_IMPLS:-tilejit_op,torch}" ${BENCH_ARGS:-}
       done
-      rm -rf "$own" "$h200" ;;
+      rm -rf "$own" "$borrowed" ;;
     opcompile) "$BUILD/bench/bench-op-compile" --out "$OUT/op_compile.md" ;;
     none) ;;
     sweep-ptx) TILEJIT_CODEGEN=ptx "$BUILD/bench/bench-seed-sweep" --out "$OUT/seed_sweep_ptx.md" ;;
