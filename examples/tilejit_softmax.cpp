@@ -262,6 +262,9 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
       auto r = ops::tune_softmax(p.rows, p.cols, p.dtype, t);
       fmt::print("tuned over {} candidates: {} ({:.4f} ms), saved to {}\n", r.timings.size(), ops::describe(r.best),
                  r.best_ms, ops::softmax_tuning_file(backend));
+      if (r.incumbent_ms > 0)
+        fmt::print("before tuning: {} ({:.4f} ms in the same final rounds)\n", ops::describe(r.incumbent),
+                   r.incumbent_ms);
     }
     if (cpu && is_cpu_stage(args.str("dump"))) dump_stage(args.str("dump"), [&] { return op_kernels(p, o); });
     auto plan = ops::plan_softmax(p.rows, p.cols, p.dtype, p.dtype, o);
