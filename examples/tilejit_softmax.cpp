@@ -47,6 +47,7 @@ the same bytes.
   --backend B             cuda or cpu (default: cuda when a GPU is present)
   --threads N             CPU backend threads (0: one per core)
   --reps N                timed launches (median; default 100 on the GPU, 10 on the CPU)
+  --samples               print every timed launch's milliseconds too, in launch order (GPU)
   --seed N                the random input's seed
   --dump STAGE            write a stage of the kernels and print its path: ir, ir.lowered, ptx, cuda
                           (CUDA C) or cubin of the CUDA kernels (compiled even without a GPU); llvm or
@@ -311,6 +312,11 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
   timing.reps = reps;
   auto t = time_gpu(run, timing);
   auto c = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }, timing);
+  if (args.flag("samples")) {
+    std::string samples;
+    for (double ms : t.samples_ms) samples += fmt::format(" {:.4f}", ms);
+    fmt::print("samples (ms, launch order):{}\n", samples);
+  }
   // Once more after the timed launches: a kernel that leaves state behind in its workspace (a
   // group's barriers) must still be right on its hundredth launch.
   out.fill_bytes(0xff);
@@ -428,8 +434,9 @@ int main(int argc, char** argv) {
       {"stat-cols", "0"}, {"config", ""},         {"programs-per-block", "1"}};
   std::optional<examples::CliArgs> args;
   try {
-    args.emplace(argc, argv, defaults,
-                 std::initializer_list<std::string>{"log", "tune", "overlap", "interleave", "prefetch-in-shared"});
+    args.emplace(
+        argc, argv, defaults,
+        std::initializer_list<std::string>{"log", "tune", "overlap", "interleave", "prefetch-in-shared", "samples"});
   } catch (const Error& e) {
     fmt::print(stderr, "tilejit-softmax: {} (tilejit-softmax --help lists the options)\n", e.what());
     return 1;
