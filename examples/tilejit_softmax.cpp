@@ -48,6 +48,8 @@ the same bytes.
   --threads N             CPU backend threads (0: one per core)
   --reps N                timed launches (median; default 100 on the GPU, 10 on the CPU)
   --samples               print every timed launch's milliseconds too, in launch order (GPU)
+  --queue-first           enqueue every timed launch before the GPU starts the first (GPU; see
+                          TimingOptions::queue_first)
   --seed N                the random input's seed
   --dump STAGE            write a stage of the kernels and print its path: ir, ir.lowered, ptx, cuda
                           (CUDA C) or cubin of the CUDA kernels (compiled even without a GPU); llvm or
@@ -310,6 +312,7 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
   }
   TimingOptions timing;
   timing.reps = reps;
+  timing.queue_first = args.flag("queue-first");
   auto t = time_gpu(run, timing);
   auto c = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }, timing);
   if (args.flag("samples")) {
@@ -434,9 +437,9 @@ int main(int argc, char** argv) {
       {"stat-cols", "0"}, {"config", ""},         {"programs-per-block", "1"}};
   std::optional<examples::CliArgs> args;
   try {
-    args.emplace(
-        argc, argv, defaults,
-        std::initializer_list<std::string>{"log", "tune", "overlap", "interleave", "prefetch-in-shared", "samples"});
+    args.emplace(argc, argv, defaults,
+                 std::initializer_list<std::string>{"log", "tune", "overlap", "interleave", "prefetch-in-shared",
+                                                    "samples", "queue-first"});
   } catch (const Error& e) {
     fmt::print(stderr, "tilejit-softmax: {} (tilejit-softmax --help lists the options)\n", e.what());
     return 1;

@@ -47,6 +47,7 @@ namespace tilejit::rt {
   X(cuOccupancyMaxActiveClusters)                \
   X(cuLaunchKernel)                              \
   X(cuLaunchCooperativeKernel)                   \
+  X(cuLaunchHostFunc)                            \
   X(cuStreamSynchronize)                         \
   X(cuStreamIsCapturing)                         \
   X(cuEventCreate)                               \

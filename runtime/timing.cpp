@@ -3,6 +3,9 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "runtime/device.h"
 #include "runtime/driver.h"
@@ -25,6 +28,18 @@ class Event {
   CUevent event_ = nullptr;
 };
 
+// Holds a stream (queue_first) until the host has enqueued every run, or a second has passed,
+// in case the driver's queue fills before that and enqueuing waits for the stream itself.
+struct StreamGate {
+  std::atomic<bool> open{false};
+  static void CUDA_CB wait(void* self) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    auto& gate = *static_cast<StreamGate*>(self);
+    while (!gate.open.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+  }
+};
+
 }  // namespace
 
 Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) {
@@ -39,6 +54,21 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
       rt::check(d.cuMemsetD8Async(static_cast<CUdeviceptr>(flush_buffer.address()), 0, flush_buffer.bytes(), stream),
                 "cuMemsetD8Async");
   };
+  StreamGate gate;
+  // Opens the gate however this returns, and waits until the host function has let go of it.
+  struct GateCloser {
+    StreamGate& gate;
+    CUstream stream;
+    bool used = false;
+    ~GateCloser() {
+      gate.open.store(true, std::memory_order_release);
+      if (used && !rt::driver_shutting_down()) rt::driver().cuStreamSynchronize(stream);
+    }
+  } closer{gate, stream};
+  if (options.queue_first) {
+    rt::check(d.cuLaunchHostFunc(stream, &StreamGate::wait, &gate), "cuLaunchHostFunc");
+    closer.used = true;
+  }
   for (int i = 0; i < options.warmup; ++i) {
     flush();
     run();
@@ -50,6 +80,7 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
     run();
     rt::check(d.cuEventRecord(ends[static_cast<std::size_t>(i)].get(), stream), "cuEventRecord");
   }
+  gate.open.store(true, std::memory_order_release);
   rt::check(d.cuEventSynchronize(ends.back().get()), "cuEventSynchronize");
   Timing t;
   for (int i = 0; i < options.reps; ++i) {

@@ -14,6 +14,10 @@ struct TimingOptions {
   int warmup = 5;        ///< untimed runs first (module load, clocks)
   int reps = 50;         ///< timed runs
   bool flush_l2 = true;  ///< overwrite a 256 MiB buffer before each run so inputs come from DRAM
+  /// Hold the stream until every run is enqueued (a host function waits at its head, at most a
+  /// second), so no run waits for the host to enqueue it: the GPU's time alone, where by default a
+  /// run enqueued just in time also counts its launch's way to the GPU.
+  bool queue_first = false;
   StreamHandle stream = nullptr;
 };
 
