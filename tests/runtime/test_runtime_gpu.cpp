@@ -16,6 +16,7 @@
 #include "runtime/nvrtc_compiler.h"
 #include "tilejit/device.h"
 #include "tilejit/error.h"
+#include "tilejit/timing.h"
 
 using namespace tilejit;
 
@@ -258,4 +259,31 @@ extern "C" __global__ void smem_kernel(int* out) {
   const std::vector<std::int32_t> got = o.download<std::int32_t>();
   CHECK(got[0] == 127);
   CHECK(got[127] == 0);
+}
+
+TEST_CASE("time_gpu times every run, with the stream held until all are enqueued or not") {
+  const std::vector<float> in = random_floats(1 << 16, 3);
+  Buffer src(DType::f32, in.size(), Memory::device), dst(DType::f32, in.size(), Memory::device);
+  src.upload(in);
+  for (bool queue_first : {false, true}) {
+    CAPTURE(queue_first);
+    dst.fill_bytes(0);
+    int runs = 0;
+    TimingOptions options;
+    options.warmup = 3;
+    options.reps = 7;
+    options.queue_first = queue_first;
+    const Timing t = time_gpu(
+        [&] {
+          ++runs;
+          copy_device_to_device(dst.address(), src.address(), src.bytes());
+        },
+        options);
+    CHECK(runs == 10);
+    REQUIRE(t.samples_ms.size() == 7);
+    CHECK(std::all_of(t.samples_ms.begin(), t.samples_ms.end(), [](double ms) { return ms > 0 && ms < 1000; }));
+    CHECK(t.min_ms <= t.median_ms);
+    CHECK(t.median_ms <= t.max_ms);
+    CHECK(dst.download<float>() == in);  // the stream is free again and the copies landed
+  }
 }
