@@ -246,6 +246,8 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
 // Runs, checks and times one plan on `backend` (cuda or cpu).
 int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
   const bool cpu = backend == Backend::cpu;
+  if (cpu && (args.flag("samples") || args.flag("queue-first")))
+    throw Error("--samples and --queue-first apply to GPU timing (CUDA events): not with the CPU backend");
   const Memory memory = memory_of(backend);
   // Tiered compiles (the default) gave the PTX generator's kernels; NVRTC's have been building in
   // the background since: time those, the ones every later call gets.
