@@ -28,16 +28,34 @@ class Event {
   CUevent event_ = nullptr;
 };
 
-// Holds a stream (queue_first) until the host has enqueued every run, or a second has passed,
-// in case the driver's queue fills before that and enqueuing waits for the stream itself.
-struct StreamGate {
-  std::atomic<bool> open{false};
+// Holds a stream at its head (queue_first) until open(), or until a second has passed, in case the
+// driver's queue fills before the host is done and enqueuing waits for the stream itself. However
+// time_gpu returns, the gate opens and the stream is waited for before the gate is freed.
+class StreamGate {
+ public:
+  explicit StreamGate(CUstream stream) : stream_(stream) {}
+  ~StreamGate() {
+    open();
+    if (held_ && !rt::driver_shutting_down()) rt::driver().cuStreamSynchronize(stream_);
+  }
+  StreamGate(const StreamGate&) = delete;
+  StreamGate& operator=(const StreamGate&) = delete;
+  void hold() {
+    rt::check(rt::driver().cuLaunchHostFunc(stream_, &StreamGate::wait, this), "cuLaunchHostFunc");
+    held_ = true;
+  }
+  void open() { open_.store(true, std::memory_order_release); }
+
+ private:
   static void CUDA_CB wait(void* self) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     auto& gate = *static_cast<StreamGate*>(self);
-    while (!gate.open.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline)
+    while (!gate.open_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline)
       std::this_thread::yield();
   }
+  CUstream stream_;
+  bool held_ = false;
+  std::atomic<bool> open_{false};
 };
 
 }  // namespace
@@ -54,21 +72,8 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
       rt::check(d.cuMemsetD8Async(static_cast<CUdeviceptr>(flush_buffer.address()), 0, flush_buffer.bytes(), stream),
                 "cuMemsetD8Async");
   };
-  StreamGate gate;
-  // Opens the gate however this returns, and waits until the host function has let go of it.
-  struct GateCloser {
-    StreamGate& gate;
-    CUstream stream;
-    bool used = false;
-    ~GateCloser() {
-      gate.open.store(true, std::memory_order_release);
-      if (used && !rt::driver_shutting_down()) rt::driver().cuStreamSynchronize(stream);
-    }
-  } closer{gate, stream};
-  if (options.queue_first) {
-    rt::check(d.cuLaunchHostFunc(stream, &StreamGate::wait, &gate), "cuLaunchHostFunc");
-    closer.used = true;
-  }
+  StreamGate gate(stream);
+  if (options.queue_first) gate.hold();
   for (int i = 0; i < options.warmup; ++i) {
     flush();
     run();
@@ -80,7 +85,7 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
     run();
     rt::check(d.cuEventRecord(ends[static_cast<std::size_t>(i)].get(), stream), "cuEventRecord");
   }
-  gate.open.store(true, std::memory_order_release);
+  gate.open();
   rt::check(d.cuEventSynchronize(ends.back().get()), "cuEventSynchronize");
   Timing t;
   for (int i = 0; i < options.reps; ++i) {
