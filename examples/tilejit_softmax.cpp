@@ -246,8 +246,6 @@ ops::SoftmaxOptions op_options(const examples::CliArgs& args, Backend backend) {
 // Runs, checks and times one plan on `backend` (cuda or cpu).
 int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
   const bool cpu = backend == Backend::cpu;
-  if (cpu && (args.flag("samples") || args.flag("queue-first")))
-    throw Error("--samples and --queue-first apply to GPU timing (CUDA events): not with the CPU backend");
   const Memory memory = memory_of(backend);
   // Tiered compiles (the default) gave the PTX generator's kernels; NVRTC's have been building in
   // the background since: time those, the ones every later call gets.
@@ -361,6 +359,9 @@ int run(const examples::CliArgs& args) {
         "unknown --dump stage '{}' (ir, ir.lowered, ptx, cuda, cubin; llvm or asm on the CPU backend)", dump));
   if (is_cpu_stage(dump) && !is_cuda_stage(dump) && !use_cpu)
     throw Error(fmt::format("--dump {} is a stage of the CPU backend's kernels: add --backend cpu", dump));
+  // Refused before any compile, and whether or not this build has the CPU backend.
+  if (use_cpu && (args.flag("samples") || args.flag("queue-first")))
+    throw Error("--samples and --queue-first apply to GPU timing (CUDA events): not with the CPU backend");
 
   if (p.kernel != "op") {
     p.block = examples::next_power_of_two(p.cols);
