@@ -38,14 +38,15 @@ else
   fi
 fi
 
-# A build without LLVM (as on the GPU machine): everything but the CPU backend builds, and the
-# backend-selection suite checks that asking for the CPU backend says why it is not there.
+# A build without LLVM (as on the GPU machine): everything but the CPU backend builds, the
+# backend-selection suite checks that asking for the CPU backend says why it is not there, and the
+# main job's command-line tests run as they do on the GPU machine (its build has no LLVM either).
 echo "test: build without LLVM in build-nollvm/ ($JOBS jobs; log: build-nollvm/build.log)"
 mkdir -p build-nollvm
 log=build-nollvm/build.log
 if cmake -S . -B build-nollvm -DCMAKE_BUILD_TYPE=Release -DTILEJIT_WITH_LLVM=OFF >"$log" 2>&1 &&
   cmake --build build-nollvm -j "$JOBS" --target test_backends tilejit-softmax >>"$log" 2>&1; then
-  ctest --test-dir build-nollvm -R '^test_backends$' --output-on-failure || failed+=("tests without LLVM (build-nollvm/)")
+  ctest --test-dir build-nollvm -R '^(test_backends|cli_.*)$' --output-on-failure || failed+=("tests without LLVM (build-nollvm/)")
 else
   grep -E -B 2 -A 12 'error:|Error [0-9]' "$log" | tail -n 60 >&2 || tail -n 60 "$log" >&2
   echo "test: build without LLVM failed (full log: $log)" >&2
