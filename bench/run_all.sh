@@ -13,7 +13,8 @@
 #   generators  tilejit's op and seed kernels (and copy) through each generator, cuda, ptx, then
 #               tiered: generators/<generator>/softmax.md
 #   probe       tilejit-softmax once per argument list in PROBES (';'-separated) or, when PROBES is
-#               empty, per line of the file PROBES_FILE (relative to the repository root; # comments), e.g.
+#               empty, per line of the file PROBES_FILE (relative to the repository root; # comments;
+#               quotes group words, as in the shell: --config "group BLOCK=8192 warps=8"), e.g.
 #               forced configurations: probe.log, and the last line of each (its bandwidth) in probe.md.
 #               An argument list may start with environment assignments (TILEJIT_CODEGEN=ptx --rows ...).
 #               bench/probes_wide_rows.txt: the wide rows' table entries and the candidates to try next
@@ -97,7 +98,8 @@ for bench in ${BENCHES:-softmax latency}; do
         probes=()
       fi
       for probe in "${probes[@]}"; do
-        read -ra words <<<"$probe"
+        # Words as the shell splits them, quotes honoured (--config "group BLOCK=8192 warps=8").
+        mapfile -t words < <(xargs printf '%s\n' <<<"$probe")
         assignments=()
         while [[ ${#words[@]} -gt 0 && ${words[0]} == *=* ]]; do
           assignments+=("${words[0]}")
