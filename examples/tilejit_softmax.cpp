@@ -50,6 +50,7 @@ the same bytes.
   --samples               print every timed launch's milliseconds too, in launch order (GPU)
   --queue-first           enqueue every timed launch before the GPU starts the first (GPU; see
                           TimingOptions::queue_first)
+  --trailing N            untimed launches after the timed ones (GPU; TimingOptions::trailing)
   --seed N                the random input's seed
   --dump STAGE            write a stage of the kernels and print its path: ir, ir.lowered, ptx, cuda
                           (CUDA C) or cubin of the CUDA kernels (compiled even without a GPU); llvm or
@@ -313,6 +314,7 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
   TimingOptions timing;
   timing.reps = reps;
   timing.queue_first = args.flag("queue-first");
+  timing.trailing = static_cast<int>(args.integer("trailing"));
   auto t = time_gpu(run, timing);
   auto c = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }, timing);
   if (args.flag("samples")) {
@@ -360,8 +362,8 @@ int run(const examples::CliArgs& args) {
   if (is_cpu_stage(dump) && !is_cuda_stage(dump) && !use_cpu)
     throw Error(fmt::format("--dump {} is a stage of the CPU backend's kernels: add --backend cpu", dump));
   // Refused before any compile, and whether or not this build has the CPU backend.
-  if (use_cpu && (args.flag("samples") || args.flag("queue-first")))
-    throw Error("--samples and --queue-first apply to GPU timing (CUDA events): not with the CPU backend");
+  if (use_cpu && (args.flag("samples") || args.flag("queue-first") || args.given("trailing")))
+    throw Error("--samples, --queue-first and --trailing apply to GPU timing (CUDA events): not with the CPU backend");
 
   if (p.kernel != "op") {
     p.block = examples::next_power_of_two(p.cols);
@@ -437,7 +439,8 @@ int main(int argc, char** argv) {
       {"splits", "1"},    {"grid", "persistent"}, {"strategy", ""},
       {"reps", "100"},    {"seed", "1"},          {"backend", ""},
       {"threads", "0"},   {"kept-bytes", "-1"},   {"min-blocks", "0"},
-      {"stat-cols", "0"}, {"config", ""},         {"programs-per-block", "1"}};
+      {"stat-cols", "0"}, {"config", ""},         {"programs-per-block", "1"},
+      {"trailing", "0"}};
   std::optional<examples::CliArgs> args;
   try {
     args.emplace(argc, argv, defaults,

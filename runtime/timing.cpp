@@ -61,7 +61,8 @@ class StreamGate {
 }  // namespace
 
 Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) {
-  if (options.reps < 1 || options.warmup < 0) throw Error("time_gpu: reps must be >= 1 and warmup >= 0");
+  if (options.reps < 1 || options.warmup < 0 || options.trailing < 0)
+    throw Error("time_gpu: reps must be >= 1, and warmup and trailing >= 0");
   rt::make_context_current();
   const auto& d = rt::driver();
   auto stream = reinterpret_cast<CUstream>(options.stream);
@@ -85,8 +86,12 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
     run();
     rt::check(d.cuEventRecord(ends[static_cast<std::size_t>(i)].get(), stream), "cuEventRecord");
   }
+  for (int i = 0; i < options.trailing; ++i) {
+    flush();
+    run();
+  }
   gate.open();
-  rt::check(d.cuEventSynchronize(ends.back().get()), "cuEventSynchronize");
+  rt::check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");  // the trailing runs too
   Timing t;
   for (int i = 0; i < options.reps; ++i) {
     float ms = 0;

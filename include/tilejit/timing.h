@@ -18,6 +18,10 @@ struct TimingOptions {
   /// second), so no run waits for the host to enqueue it: the GPU's time alone, where by default a
   /// run enqueued just in time also counts its launch's way to the GPU.
   bool queue_first = false;
+  /// Untimed runs enqueued after the timed ones, so that the last timed runs, too, have work
+  /// queued behind them: the last four or five launches of a batch read faster than the rest
+  /// (bench/results/alternation_h100_2026-12-06.md), which in a short batch moves the median.
+  int trailing = 0;
   StreamHandle stream = nullptr;
 };
 
