@@ -50,7 +50,8 @@ the same bytes.
   --samples               print every timed launch's milliseconds too, in launch order (GPU)
   --queue-first           enqueue every timed launch before the GPU starts the first (GPU; see
                           TimingOptions::queue_first)
-  --trailing N            untimed launches after the timed ones (GPU; TimingOptions::trailing)
+  --trailing N            untimed launches after the timed ones (GPU; default: as
+                          TimingOptions::trailing, so the last timed ones have work behind them)
   --seed N                the random input's seed
   --dump STAGE            write a stage of the kernels and print its path: ir, ir.lowered, ptx, cuda
                           (CUDA C) or cubin of the CUDA kernels (compiled even without a GPU); llvm or
@@ -314,7 +315,7 @@ int execute(const examples::CliArgs& args, const Plan& p, Backend backend) {
   TimingOptions timing;
   timing.reps = reps;
   timing.queue_first = args.flag("queue-first");
-  timing.trailing = static_cast<int>(args.integer("trailing"));
+  if (args.given("trailing")) timing.trailing = static_cast<int>(args.integer("trailing"));
   auto t = time_gpu(run, timing);
   auto c = time_gpu([&] { copy_device_to_device(out.address(), in.address(), in.bytes()); }, timing);
   if (args.flag("samples")) {
@@ -440,7 +441,7 @@ int main(int argc, char** argv) {
       {"reps", "100"},    {"seed", "1"},          {"backend", ""},
       {"threads", "0"},   {"kept-bytes", "-1"},   {"min-blocks", "0"},
       {"stat-cols", "0"}, {"config", ""},         {"programs-per-block", "1"},
-      {"trailing", "0"}};
+      {"trailing", ""}};
   std::optional<examples::CliArgs> args;
   try {
     args.emplace(argc, argv, defaults,

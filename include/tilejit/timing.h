@@ -19,9 +19,10 @@ struct TimingOptions {
   /// run enqueued just in time also counts its launch's way to the GPU.
   bool queue_first = false;
   /// Untimed runs enqueued after the timed ones, so that the last timed runs, too, have work
-  /// queued behind them: the last four or five launches of a batch read faster than the rest
-  /// (bench/results/alternation_h100_2026-12-06.md), which in a short batch moves the median.
-  int trailing = 0;
+  /// queued behind them: with nothing behind them, the last four or five launches of a batch read
+  /// up to a tenth faster than the rest, which moves a short batch's median (an autotuner's) by
+  /// that much (bench/results/trailing_h100_2026-12-06.md).
+  int trailing = 8;
   StreamHandle stream = nullptr;
 };
 

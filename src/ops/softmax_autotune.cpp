@@ -68,7 +68,7 @@ TuneResult tune_softmax(std::int64_t rows, std::int64_t cols, DType dtype, const
     auto run = [&] { softmax(po, pi, rows, cols, cols, cols, nullptr, forced); };
     run();  // compiles (the sweep) or is already compiled (the finals)
     if (backend == Backend::cuda) {
-      TimingOptions t;
+      TimingOptions t;  // its trailing runs keep a batch of ten from reading half as its fast tail
       t.warmup = options.warmup;
       t.reps = options.reps;
       return time_gpu(run, t).median_ms;
