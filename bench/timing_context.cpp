@@ -1,0 +1,102 @@
+// bench-timing-context: one configuration of the softmax op timed in the contexts the autotuner
+// and tilejit-softmax time it in, in turn, so a gap between their readings can be pinned on one
+// difference: the batch (warmup and launches), the buffers (the tuner allocates its own), or the
+// tuner itself (its timing loop, and in its final rounds other kernels timed between batches).
+//
+//   bench-timing-context [--rows M] [--cols N] [--config "C"] [--rounds R]
+//   (default: f32 1 x 1M, the op's own plan, 3 rounds)
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tilejit/ops/softmax.h"
+#include "tilejit/ops/softmax_autotune.h"
+#include "tilejit/tilejit.h"
+#include "tilejit/timing.h"
+
+using namespace tilejit;
+
+namespace {
+
+Buffer random_input(std::size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.f, 2.f);
+  std::vector<float> v(count);
+  for (auto& x : v) x = normal(rng);
+  Buffer in(DType::f32, count, Memory::device);
+  in.upload(v);
+  return in;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::int64_t rows = 1, cols = 1 << 20;
+  int rounds = 3;
+  std::string config_text;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i];
+    if (key == "--rows") rows = std::stoll(argv[i + 1]);
+    else if (key == "--cols") cols = std::stoll(argv[i + 1]);
+    else if (key == "--config") config_text = argv[i + 1];
+    else if (key == "--rounds") rounds = std::stoi(argv[i + 1]);
+    else {
+      fmt::print(stderr, "bench-timing-context: unknown option {}\n", key);
+      return 1;
+    }
+  }
+  if (!has_gpu()) {
+    fmt::print("bench-timing-context: no GPU, nothing timed\n");
+    return 0;
+  }
+  ops::SoftmaxOptions forced;
+  forced.config = config_text.empty() ? ops::plan_softmax(rows, cols, DType::f32, DType::f32).config
+                                      : ops::parse_config(config_text);
+  const auto count = static_cast<std::size_t>(rows * cols);
+  auto timed_on = [&](const Buffer& out, const Buffer& in, int warmup, int reps) {
+    Pointer po{out.address(), DType::f32, Memory::device}, pi{in.address(), DType::f32, Memory::device};
+    TimingOptions t;
+    t.warmup = warmup;
+    t.reps = reps;
+    return time_gpu([&] { ops::softmax(po, pi, rows, cols, cols, cols, nullptr, forced); }, t).median_ms * 1e3;
+  };
+  Buffer in = random_input(count, 1), out(DType::f32, count, Memory::device);
+  timed_on(out, in, 1, 1);  // compiles
+
+  ops::TuneOptions tune;
+  tune.candidates = {*forced.config};
+  tune.persist = false;
+  // The contexts, each a median in microseconds; every round takes them all in this order.
+  const std::vector<std::string> names = {
+      "tool's batch (warmup 5, 30 launches), the same buffers",
+      "tuner's batch (warmup 2, 10 launches), the same buffers",
+      "tool's batch, buffers allocated and filled just before",
+      "tune_softmax, this configuration alone, no final rounds",
+      "tune_softmax's final rounds (5), this configuration alone",
+  };
+  std::map<std::string, std::vector<double>> us;
+  for (int r = 0; r < rounds; ++r) {
+    us[names[0]].push_back(timed_on(out, in, 5, 30));
+    us[names[1]].push_back(timed_on(out, in, 2, 10));
+    {
+      Buffer fresh_in = random_input(count, 1), fresh_out(DType::f32, count, Memory::device);
+      us[names[2]].push_back(timed_on(fresh_out, fresh_in, 5, 30));
+    }
+    tune.finalists = 0;
+    us[names[3]].push_back(ops::tune_softmax(rows, cols, DType::f32, tune).best_ms * 1e3);
+    tune.finalists = 1;
+    us[names[4]].push_back(ops::tune_softmax(rows, cols, DType::f32, tune).best_ms * 1e3);
+  }
+  fmt::print("{}: f32 {} x {}, {}; medians in us, one column a round\n\n", device_properties().name, rows, cols,
+             ops::describe(*forced.config));
+  for (const std::string& name : names) {
+    std::string line = "| " + name + " |";
+    for (double v : us[name]) line += fmt::format(" {:.2f} |", v);
+    fmt::print("{}\n", line);
+  }
+  return 0;
+}
