@@ -3,9 +3,10 @@
 // difference: the batch (warmup and launches), the buffers (the tuner allocates its own), or the
 // tuner itself (its timing loop, and in its final rounds other kernels timed between batches).
 //
-//   bench-timing-context [--rows M] [--cols N] [--config "C"] [--walk "W"] [--rounds R]
+//   bench-timing-context [--rows M] [--cols N] [--config "C"] [--walk "W"] [--rounds R] [--full-sweep 1]
 //   (default: f32 1 x 1M, the op's own plan, 3 rounds; W, a walking configuration whose first
-//   pass asks L2 to keep its lines, run once before the last two contexts: online BLOCK=4096)
+//   pass asks L2 to keep its lines, run once before the last two contexts: online BLOCK=4096;
+//   --full-sweep 1: then the tuner over all its candidates, and two contexts again after it)
 #include <fmt/format.h>
 
 #include <chrono>
@@ -39,6 +40,7 @@ Buffer random_input(std::size_t count, unsigned seed) {
 int main(int argc, char** argv) {
   std::int64_t rows = 1, cols = 1 << 20;
   int rounds = 3;
+  bool full_sweep = false;
   std::string config_text, walk_text = "online BLOCK=4096 warps=8 stages=2";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
     else if (key == "--config") config_text = argv[i + 1];
     else if (key == "--walk") walk_text = argv[i + 1];
     else if (key == "--rounds") rounds = std::stoi(argv[i + 1]);
+    else if (key == "--full-sweep") full_sweep = std::string(argv[i + 1]) == "1";
     else {
       fmt::print(stderr, "bench-timing-context: unknown option {}\n", key);
       return 1;
@@ -117,11 +120,25 @@ int main(int argc, char** argv) {
     walk_once(out, in);
     us[names[7]].push_back(timed_on(out, in, 5, 30));
   }
+  // Last, once: the tuner's full sweep over the shape's own candidates with its final rounds (its
+  // pick and the incumbent as it read them), then the configuration timed alone at once, the
+  // contexts above over again: a reading that stays low says the sweep leaves a state behind, one
+  // back at the others' says the finals' company (other finalists between batches) is the factor.
+  if (full_sweep) {
+    ops::TuneOptions sweep;
+    sweep.persist = false;
+    const ops::TuneResult r = ops::tune_softmax(rows, cols, DType::f32, sweep);
+    us["the tuner's full sweep and final rounds: its pick (" + ops::describe(r.best) + ")"].push_back(r.best_ms * 1e3);
+    us["the tuner's full sweep and final rounds: the configuration it ran before"].push_back(r.incumbent_ms * 1e3);
+    us[names[4] + ", right after the full sweep"].push_back(ops::tune_softmax(rows, cols, DType::f32, tune).best_ms *
+                                                            1e3);
+    us[names[0] + ", right after the full sweep"].push_back(timed_on(out, in, 5, 30));
+  }
   fmt::print("{}: f32 {} x {}, {} (the walk: {}); medians in us, one column a round\n\n", device_properties().name,
              rows, cols, ops::describe(*forced.config), ops::describe(*walk.config));
-  for (const std::string& name : names) {
+  for (const auto& [name, values] : us) {
     std::string line = "| " + name + " |";
-    for (double v : us[name]) line += fmt::format(" {:.2f} |", v);
+    for (double v : values) line += fmt::format(" {:.2f} |", v);
     fmt::print("{}\n", line);
   }
   return 0;
