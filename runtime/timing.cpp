@@ -9,6 +9,7 @@
 
 #include "runtime/device.h"
 #include "runtime/driver.h"
+#include "runtime/l2_flush.h"
 #include "tilejit/error.h"
 
 namespace tilejit {
@@ -69,9 +70,7 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
   static Buffer flush_buffer;  // allocated once, kept for the process
   if (options.flush_l2 && flush_buffer.count() == 0) flush_buffer = Buffer(DType::i32, 64u << 20, Memory::device);
   auto flush = [&] {
-    if (options.flush_l2)
-      rt::check(d.cuMemsetD8Async(static_cast<CUdeviceptr>(flush_buffer.address()), 0, flush_buffer.bytes(), stream),
-                "cuMemsetD8Async");
+    if (options.flush_l2) rt::flush_l2(flush_buffer.address(), flush_buffer.bytes(), options.stream);
   };
   StreamGate gate(stream);
   if (options.queue_first) gate.hold();

@@ -11,9 +11,11 @@
 namespace tilejit {
 
 struct TimingOptions {
-  int warmup = 5;        ///< untimed runs first (module load, clocks)
-  int reps = 50;         ///< timed runs
-  bool flush_l2 = true;  ///< overwrite a 256 MiB buffer before each run so inputs come from DRAM
+  int warmup = 5;  ///< untimed runs first (module load, clocks)
+  int reps = 50;   ///< timed runs
+  /// Before each run, empty L2 and overwrite a 256 MiB buffer so inputs come from DRAM; lines a
+  /// kernel loaded with an evict_last hint are emptied too (a memset alone leaves them).
+  bool flush_l2 = true;
   /// Hold the stream until every run is enqueued (a host function waits at its head, at most a
   /// second), so no run waits for the host to enqueue it: the GPU's time alone, where by default a
   /// run enqueued just in time also counts its launch's way to the GPU.

@@ -1,9 +1,12 @@
 // time_gpu's arguments: counts it cannot honour are refused, named, before any device work, so
-// the check holds with or without a GPU (the runs themselves are test_runtime_gpu's).
+// the check holds with or without a GPU (the runs themselves are test_runtime_gpu's); and its L2
+// flush kernel assembles.
 #include <doctest/doctest.h>
 
 #include <string>
 
+#include "runtime/l2_flush.h"
+#include "runtime/ptx_assembler.h"
 #include "tilejit/error.h"
 #include "tilejit/timing.h"
 
@@ -24,4 +27,19 @@ TEST_CASE("time_gpu refuses negative or empty counts before touching the device"
     }
   }
   CHECK(runs == 0);
+}
+
+TEST_CASE("the L2 flush kernel assembles for sm_80 and sm_90, its loads kept") {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    CAPTURE(arch);
+    const rt::AssemblerOutput out = rt::assemble_ptx(rt::l2_flush_ptx(), "l2_flush.ptx", arch);
+    CHECK_FALSE(out.cubin.empty());
+    CHECK(out.ptxas.spill_store_bytes == 0);
+  }
+  // What the flush relies on, in the PTX the driver gets: reads with the evict_last policy, lines
+  // dropped whole.
+  const std::string& ptx = rt::l2_flush_ptx();
+  CHECK(ptx.find("createpolicy.fractional.L2::evict_last.b64") != std::string::npos);
+  CHECK(ptx.find("ld.global.L2::cache_hint.v4.u32") != std::string::npos);
+  CHECK(ptx.find("discard.global.L2 [%rd8], 128;") != std::string::npos);
 }
