@@ -2,6 +2,7 @@
 
 #include <cuda.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "runtime/device.h"
@@ -66,9 +67,17 @@ $done:
   return ptx;
 }
 
+bool flush_held_lines() {
+  static const bool on = [] {
+    const char* v = std::getenv("TILEJIT_FLUSH_HELD_LINES");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return on;
+}
+
 void flush_l2(std::uint64_t buffer, std::size_t bytes, StreamHandle stream) {
   const DeviceProperties& props = device_properties();
-  if (props.cc_major >= 8) {
+  if (flush_held_lines() && props.cc_major >= 8) {
     static const std::unique_ptr<LoadedKernel> kernel = [] {
       const std::string& ptx = l2_flush_ptx();
       return LoadedKernel::load(std::vector<char>(ptx.begin(), ptx.end()), "tj_l2_flush");

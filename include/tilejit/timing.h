@@ -13,8 +13,9 @@ namespace tilejit {
 struct TimingOptions {
   int warmup = 5;  ///< untimed runs first (module load, clocks)
   int reps = 50;   ///< timed runs
-  /// Before each run, empty L2 and overwrite a 256 MiB buffer so inputs come from DRAM; lines a
-  /// kernel loaded with an evict_last hint are emptied too (a memset alone leaves them).
+  /// Before each run, overwrite a 256 MiB buffer so inputs come from DRAM. Lines a kernel loaded
+  /// with an evict_last hint outlive that (bench/results/timing_context_h100_2026-12-06.md);
+  /// TILEJIT_FLUSH_HELD_LINES=1 empties them first (off until measured).
   bool flush_l2 = true;
   /// Hold the stream until every run is enqueued (a host function waits at its head, at most a
   /// second), so no run waits for the host to enqueue it: the GPU's time alone, where by default a
