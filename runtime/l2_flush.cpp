@@ -76,14 +76,13 @@ bool flush_held_lines() {
 }
 
 void flush_l2(std::uint64_t buffer, std::size_t bytes, StreamHandle stream) {
-  const DeviceProperties& props = device_properties();
-  if (flush_held_lines() && props.cc_major >= 8) {
+  if (flush_held_lines() && device_properties().cc_major >= 8) {
     static const std::unique_ptr<LoadedKernel> kernel = [] {
       const std::string& ptx = l2_flush_ptx();
       return LoadedKernel::load(std::vector<char>(ptx.begin(), ptx.end()), "tj_l2_flush");
     }();
     std::uint64_t chunks = bytes / 16;
-    const Dim3 grid{static_cast<unsigned>(props.sm_count) * 4};
+    const Dim3 grid{static_cast<unsigned>(device_properties().sm_count) * 4};
     for (std::uint32_t discard : {0u, 1u}) {
       void* params[] = {&buffer, &chunks, &discard};
       kernel->launch(grid, 256, 0, stream, params);
