@@ -10,13 +10,14 @@
 //   run it with and without TILEJIT_FLUSH_HELD_LINES=1 to see what the flush leaves in L2)
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "tilejit/error.h"
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_autotune.h"
 #include "tilejit/tilejit.h"
@@ -36,25 +37,31 @@ Buffer random_input(std::size_t count, unsigned seed) {
   return in;
 }
 
-}  // namespace
+std::int64_t number(const std::string& key, const std::string& text) {
+  std::size_t used = 0;
+  try {
+    const std::int64_t v = std::stoll(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error(fmt::format("{} takes a whole number, not '{}'", key, text));
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::int64_t rows = 1, cols = 1 << 20;
   int rounds = 3;
   bool full_sweep = false;
   std::string config_text, walk_text = "online BLOCK=4096 warps=8 stages=2";
+  if (argc % 2 == 0) throw Error(fmt::format("option {} has no value", argv[argc - 1]));
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--rows") rows = std::stoll(argv[i + 1]);
-    else if (key == "--cols") cols = std::stoll(argv[i + 1]);
+    if (key == "--rows") rows = number(key, argv[i + 1]);
+    else if (key == "--cols") cols = number(key, argv[i + 1]);
     else if (key == "--config") config_text = argv[i + 1];
     else if (key == "--walk") walk_text = argv[i + 1];
-    else if (key == "--rounds") rounds = std::stoi(argv[i + 1]);
+    else if (key == "--rounds") rounds = static_cast<int>(number(key, argv[i + 1]));
     else if (key == "--full-sweep") full_sweep = std::string(argv[i + 1]) == "1";
-    else {
-      fmt::print(stderr, "bench-timing-context: unknown option {}\n", key);
-      return 1;
-    }
+    else throw Error(fmt::format("unknown option {}", key));
   }
   if (!has_gpu()) {
     fmt::print("bench-timing-context: no GPU, nothing timed\n");
@@ -86,7 +93,13 @@ int main(int argc, char** argv) {
   ops::TuneOptions tune;
   tune.candidates = {*forced.config};
   tune.persist = false;
-  // The contexts, each a median in microseconds; every round takes them all in this order.
+  // Each context's medians in microseconds, one a round, printed in the order first recorded.
+  std::vector<std::pair<std::string, std::vector<double>>> us;
+  auto record = [&](const std::string& context, double value) {
+    auto it = std::find_if(us.begin(), us.end(), [&](const auto& entry) { return entry.first == context; });
+    if (it == us.end()) it = us.insert(us.end(), {context, {}});
+    it->second.push_back(value);
+  };
   const std::vector<std::string> names = {
       "tool's batch (warmup 5, 30 launches), the same buffers",
       "tuner's batch (warmup 2, 10 launches), the same buffers",
@@ -97,29 +110,28 @@ int main(int argc, char** argv) {
       "tool's batch right after one walking launch on other buffers",
       "tool's batch right after one walking launch on the same buffers",
   };
-  std::map<std::string, std::vector<double>> us;
   for (int r = 0; r < rounds; ++r) {
-    us[names[0]].push_back(timed_on(out, in, 5, 30));
-    us[names[1]].push_back(timed_on(out, in, 2, 10));
+    record(names[0], timed_on(out, in, 5, 30));
+    record(names[1], timed_on(out, in, 2, 10));
     {
       Buffer fresh_in = random_input(count, 1), fresh_out(DType::f32, count, Memory::device);
-      us[names[2]].push_back(timed_on(fresh_out, fresh_in, 5, 30));
+      record(names[2], timed_on(fresh_out, fresh_in, 5, 30));
     }
     tune.finalists = 0;
-    us[names[3]].push_back(ops::tune_softmax(rows, cols, DType::f32, tune).best_ms * 1e3);
+    record(names[3], ops::tune_softmax(rows, cols, DType::f32, tune).best_ms * 1e3);
     tune.finalists = 1;
-    us[names[4]].push_back(ops::tune_softmax(rows, cols, DType::f32, tune).best_ms * 1e3);
+    record(names[4], ops::tune_softmax(rows, cols, DType::f32, tune).best_ms * 1e3);
     // The tuner's sweep keeps the GPU busy for seconds before its final rounds; the contexts above
     // each keep it busy for milliseconds (clocks may not have risen).
     const auto busy_until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (std::chrono::steady_clock::now() < busy_until) timed_on(out, in, 0, 50);
-    us[names[5]].push_back(timed_on(out, in, 5, 30));
+    record(names[5], timed_on(out, in, 5, 30));
     // A walk's first pass loads with Eviction::last. If lines so marked outlive time_gpu's flush,
     // a kernel reading the same input after a walk finds part of it in L2.
     walk_once(other_out, other_in);
-    us[names[6]].push_back(timed_on(out, in, 5, 30));
+    record(names[6], timed_on(out, in, 5, 30));
     walk_once(out, in);
-    us[names[7]].push_back(timed_on(out, in, 5, 30));
+    record(names[7], timed_on(out, in, 5, 30));
   }
   // Last, once: the tuner's full sweep over the shape's own candidates with its final rounds (its
   // pick and the incumbent as it read them), then the configuration timed alone at once, the
@@ -129,11 +141,10 @@ int main(int argc, char** argv) {
     ops::TuneOptions sweep;
     sweep.persist = false;
     const ops::TuneResult r = ops::tune_softmax(rows, cols, DType::f32, sweep);
-    us["the tuner's full sweep and final rounds: its pick (" + ops::describe(r.best) + ")"].push_back(r.best_ms * 1e3);
-    us["the tuner's full sweep and final rounds: the configuration it ran before"].push_back(r.incumbent_ms * 1e3);
-    us[names[4] + ", right after the full sweep"].push_back(ops::tune_softmax(rows, cols, DType::f32, tune).best_ms *
-                                                            1e3);
-    us[names[0] + ", right after the full sweep"].push_back(timed_on(out, in, 5, 30));
+    record("the tuner's full sweep and final rounds: its pick (" + ops::describe(r.best) + ")", r.best_ms * 1e3);
+    record("the tuner's full sweep and final rounds: the configuration it ran before (this one)", r.incumbent_ms * 1e3);
+    record(names[4] + ", right after the full sweep", ops::tune_softmax(rows, cols, DType::f32, tune).best_ms * 1e3);
+    record(names[0] + ", right after the full sweep", timed_on(out, in, 5, 30));
   }
   fmt::print("{}: f32 {} x {}, {} (the walk: {}); medians in us, one column a round\n\n", device_properties().name,
              rows, cols, ops::describe(*forced.config), ops::describe(*walk.config));
@@ -143,4 +154,15 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", line);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bench-timing-context: {}\n", e.what());
+    return 1;
+  }
 }
