@@ -67,6 +67,9 @@ $done:
   return ptx;
 }
 
+namespace {
+
+// TILEJIT_FLUSH_HELD_LINES=1, read once.
 bool flush_held_lines() {
   static const bool on = [] {
     const char* v = std::getenv("TILEJIT_FLUSH_HELD_LINES");
@@ -75,14 +78,17 @@ bool flush_held_lines() {
   return on;
 }
 
+}  // namespace
+
 void flush_l2(std::uint64_t buffer, std::size_t bytes, StreamHandle stream) {
-  if (flush_held_lines() && device_properties().cc_major >= 8) {
+  const DeviceProperties* props = flush_held_lines() ? &device_properties() : nullptr;
+  if (props != nullptr && props->cc_major >= 8) {
     static const std::unique_ptr<LoadedKernel> kernel = [] {
       const std::string& ptx = l2_flush_ptx();
       return LoadedKernel::load(std::vector<char>(ptx.begin(), ptx.end()), "tj_l2_flush");
     }();
     std::uint64_t chunks = bytes / 16;
-    const Dim3 grid{static_cast<unsigned>(device_properties().sm_count) * 4};
+    const Dim3 grid{static_cast<unsigned>(props->sm_count) * 4};
     for (std::uint32_t discard : {0u, 1u}) {
       void* params[] = {&buffer, &chunks, &discard};
       kernel->launch(grid, 256, 0, stream, params);
