@@ -3,13 +3,16 @@ kernel (tilejit_seed: N <= 16384) through the C API, beside torch.softmax, torch
 torch.softmax, a Triton kernel of the seed's algorithm (N <= 16384) and a device-to-device copy of
 the same bytes (the ceiling, C). Implementations that cannot run a shape are reported as n/a.
 
-Method: triton.testing.do_bench (CUDA events, L2 flushed by zeroing a 256 MB buffer before
-each run, median of the runs); bytes = input read once + output written once. Every result
-is checked against a float64 reference before it is timed.
+Method: triton.testing.do_bench (CUDA events, L2 flushed before each run, median of the runs);
+bytes = input read once + output written once. Every result is checked against a float64 reference
+before it is timed. The flush (--flush): "held", the default, is tilejit's (tilejit_flush_l2, the
+one its own timing uses): lines loaded with an evict_last hint, which tilejit's walking kernels
+leave and a plain overwrite does not evict, are dropped first, then a 256 MiB buffer is
+overwritten; "memset" is do_bench's own (a 256 MB buffer zeroed).
 
 Usage: python3 bench/softmax_bench.py --lib build/libtilejit_c.so --out DIR [--quick]
          [--shapes MxN,...] [--impls ...] [--seed-configs simple:W[:B][xP],persistent:W:S[:B][@G][xP],...]
-         [--op-configs "CONFIG[@MxN],..."] [--op-configs-file FILE] [--repeat R]
+         [--op-configs "CONFIG[@MxN],..."] [--op-configs-file FILE] [--repeat R] [--flush held|memset]
 Writes DIR/softmax.md (table) and DIR/softmax.png (plot).
 --seed-configs times the seed's kernels at other launch configurations too, the same way, through
 tilejit_compile_with / tilejit_launch (rows "tilejit_seed[persistent:W:S]"): how the seed wrapper's
@@ -158,8 +161,31 @@ def check(name, y, x, ref):
     return err
 
 
+class Flush:
+    """--flush held: do_bench's flush before each run (driver.active.clear_cache) becomes
+    tilejit_flush_l2, and a run that did not go through it fails rather than read the other flush."""
+
+    def __init__(self, mode, lib):
+        self.mode, self.calls = mode, 0
+        if mode == "held":
+            def clear_cache(cache):
+                self.calls += 1
+                lib.flush_l2(torch.cuda.current_stream().cuda_stream)
+            setattr(triton.runtime.driver.active, "clear_cache", clear_cache)
+
+    def check(self):
+        if self.mode == "held" and self.calls == 0:
+            raise RuntimeError(f"--flush held: triton {triton.__version__}'s do_bench did not flush through "
+                               "driver.active.clear_cache; run with --flush memset")
+
+
+FLUSH = None  # main() sets it
+
+
 def time_ms(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+    ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+    FLUSH.check()
+    return ms
 
 
 # M = 4096 across the row widths (the seed's table and the wide rows), then few wide rows and
@@ -191,6 +217,8 @@ def main():
                     help="the same, one a line (# comments): configurations keep their spaces through shell variables")
     ap.add_argument("--repeat", type=int, default=1, help="timed rounds per shape (median, and the range)")
     ap.add_argument("--processes", type=int, default=1, help="fresh processes to repeat the run in (median, range)")
+    ap.add_argument("--flush", choices=("held", "memset"), default="held",
+                    help="L2 flush before each run: tilejit's (held lines dropped too) or do_bench's own memset")
     ap.add_argument("--json", default="", help=argparse.SUPPRESS)  # a child's rows, for --processes
     ap.add_argument("--rotate", type=int, default=0, help=argparse.SUPPRESS)  # a child's order of impls
     args = ap.parse_args()
@@ -202,6 +230,8 @@ def main():
     if unknown:
         ap.error(f"unknown --impls: {','.join(sorted(unknown))}")
     tj, tr = Tilejit(args.lib), TritonSeedSoftmax()
+    global FLUSH
+    FLUSH = Flush(args.flush, tj.lib)
     compiled = make_compiled_softmax() if "torch_compile" in wanted else None
     if args.shapes:
         shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
@@ -268,9 +298,9 @@ def main():
                 with open(args.json, "w") as f:
                     json.dump(rows, f)
             else:
-                write_report(rows, args.out, spread_of=f"{args.repeat} rounds", plot=False)  # a cut run keeps its rows
+                write_report(rows, args.out, args.flush, spread_of=f"{args.repeat} rounds", plot=False)  # a cut run keeps its rows
     if not args.json:
-        write_report(rows, args.out, spread_of=f"{args.repeat} rounds")
+        write_report(rows, args.out, args.flush, spread_of=f"{args.repeat} rounds")
 
 
 def run_processes(args):
@@ -307,7 +337,7 @@ def write_merged(runs, args):
         row["ahead"] = {name: sum(v is True for v in vs) for name, vs in verdicts.items()
                         if any(v is not None for v in vs)}
         merged.append(row)
-    write_report(merged, args.out, spread_of=f"{len(runs)} processes of {args.repeat} rounds each",
+    write_report(merged, args.out, args.flush, spread_of=f"{len(runs)} processes of {args.repeat} rounds each",
                  per_process=True)
 
 
@@ -323,7 +353,11 @@ def ahead_of_peers(row, name):
     return mine >= max(peers)
 
 
-def write_report(rows, out_dir, spread_of, plot=True, per_process=False):
+FLUSH_WORDS = {"held": "lines held with an evict_last hint dropped, then 256 MiB overwritten (tilejit_flush_l2)",
+               "memset": "do_bench's own, 256 MB zeroed"}
+
+
+def write_report(rows, out_dir, flush, spread_of, plot=True, per_process=False):
     os.makedirs(out_dir, exist_ok=True)
     # TILEJIT_COMMIT first: the GPU machine's copy of the tree may carry a stale .git.
     commit = os.environ.get("TILEJIT_COMMIT", "")
@@ -336,7 +370,8 @@ def write_report(rows, out_dir, spread_of, plot=True, per_process=False):
     lines = [f"# Softmax on {gpu}", "",
              f"Date {datetime.date.today()}, commit {commit}, torch {torch.__version__}, triton {triton.__version__}, "
              f"tilejit GPU code generator: {os.environ.get('TILEJIT_CODEGEN') or 'default'}.",
-             "Method: triton.testing.do_bench median (L2 flushed before each run); bytes = input read + output "
+             f"Method: triton.testing.do_bench median (L2 flushed before each run: {FLUSH_WORDS[flush]}); "
+             "bytes = input read + output "
              "written; C = device-to-device copy of the same bytes timed the same way. Every output checked "
              "against float64 first.", "",
              "| dtype | M | N | impl | time (us) | GB/s | fraction of C |", "|---|---|---|---|---|---|---|"]

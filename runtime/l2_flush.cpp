@@ -69,11 +69,11 @@ $done:
 
 namespace {
 
-// TILEJIT_FLUSH_HELD_LINES=1, read once.
+// On unless TILEJIT_FLUSH_HELD_LINES=0 (the memset alone, to compare with), read once.
 bool flush_held_lines() {
   static const bool on = [] {
     const char* v = std::getenv("TILEJIT_FLUSH_HELD_LINES");
-    return v != nullptr && std::string(v) == "1";
+    return v == nullptr || std::string(v) != "0";
   }();
   return on;
 }

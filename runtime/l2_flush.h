@@ -16,10 +16,10 @@ namespace tilejit::rt {
 const std::string& l2_flush_ptx();
 
 /// Enqueues on `stream` a memset of `buffer` (larger than L2: it leaves L2 full of the buffer's
-/// dirty lines, as do_bench's flush does). With TILEJIT_FLUSH_HELD_LINES=1 (off until measured on
-/// a GPU: bench-timing-context --full-sweep 1, with and without), on sm_80 and later, first
-/// tj_l2_flush reads the buffer with the evict_last hint, so its lines displace those of the same
-/// hint too, then drops its own lines. `bytes` is a multiple of 128, `buffer` 128-byte aligned.
+/// dirty lines, as do_bench's flush does). Before it, on sm_80 and later, tj_l2_flush reads the
+/// buffer with the evict_last hint, so its lines displace those of the same hint too, then drops
+/// its own lines; TILEJIT_FLUSH_HELD_LINES=0 leaves that out (bench-timing-context --full-sweep 1
+/// with and without shows what it mends). `bytes` is a multiple of 128, `buffer` 128-byte aligned.
 void flush_l2(std::uint64_t buffer, std::size_t bytes, StreamHandle stream);
 
 }  // namespace tilejit::rt

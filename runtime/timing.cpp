@@ -67,10 +67,8 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
   rt::make_context_current();
   const auto& d = rt::driver();
   auto stream = reinterpret_cast<CUstream>(options.stream);
-  static Buffer flush_buffer;  // allocated once, kept for the process
-  if (options.flush_l2 && flush_buffer.count() == 0) flush_buffer = Buffer(DType::i32, 64u << 20, Memory::device);
   auto flush = [&] {
-    if (options.flush_l2) rt::flush_l2(flush_buffer.address(), flush_buffer.bytes(), options.stream);
+    if (options.flush_l2) flush_l2(options.stream);
   };
   StreamGate gate(stream);
   if (options.queue_first) gate.hold();
@@ -108,6 +106,13 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
     t.median_ms = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   }
   return t;
+}
+
+void flush_l2(StreamHandle stream) {
+  rt::make_context_current();
+  static Buffer flush_buffer;  // allocated once, kept for the process
+  if (flush_buffer.count() == 0) flush_buffer = Buffer(DType::i32, 64u << 20, Memory::device);
+  rt::flush_l2(flush_buffer.address(), flush_buffer.bytes(), stream);
 }
 
 void copy_device_to_device(std::uint64_t dst, std::uint64_t src, std::size_t bytes, StreamHandle stream) {

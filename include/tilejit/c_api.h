@@ -38,6 +38,10 @@ typedef struct tilejit_compiled tilejit_compiled;
 const char* tilejit_last_error(void);
 /* 1 when a CUDA device is usable, else 0 (tilejit_last_error() says why). */
 int tilejit_has_gpu(void);
+/* Enqueues on `stream` (a CUstream; NULL the legacy default) what empties L2 before each of
+   tilejit's timed runs (tilejit::flush_l2): lines held with an evict_last hint dropped, then a
+   256 MiB buffer overwritten. For timing loops of one's own. 0 on success. */
+int tilejit_flush_l2(void* stream);
 /* Waits for the background NVRTC builds of TILEJIT_CODEGEN=tiered queued so far (none otherwise). */
 void tilejit_wait_for_background_compiles(void);
 

@@ -13,9 +13,7 @@ namespace tilejit {
 struct TimingOptions {
   int warmup = 5;  ///< untimed runs first (module load, clocks)
   int reps = 50;   ///< timed runs
-  /// Before each run, overwrite a 256 MiB buffer so inputs come from DRAM. Lines a kernel loaded
-  /// with an evict_last hint outlive that (bench/results/timing_context_h100_2026-12-06.md);
-  /// TILEJIT_FLUSH_HELD_LINES=1 empties them first (off until measured).
+  /// Before each run, empty L2 (flush_l2 below) so inputs come from DRAM.
   bool flush_l2 = true;
   /// Hold the stream until every run is enqueued (a host function waits at its head, at most a
   /// second), so no run waits for the host to enqueue it: the GPU's time alone, where by default a
@@ -37,6 +35,14 @@ struct Timing {
 /// Times `run` (which enqueues GPU work on options.stream) with events around each
 /// repetition. Needs a GPU.
 Timing time_gpu(const std::function<void()>& run, const TimingOptions& options = {});
+
+/// Enqueues on `stream` what empties L2 before each of time_gpu's runs: on sm_80 and later, the
+/// lines kernels loaded with an evict_last hint are displaced and dropped (a plain overwrite leaves
+/// them: bench/results/timing_context_h100_2026-12-06.md), then a 256 MiB buffer, allocated on
+/// first use and kept for the process, is overwritten. For timing loops of one's own (the Python
+/// benchmarks flush do_bench's runs with it). TILEJIT_FLUSH_HELD_LINES=0 leaves out the first
+/// step. Needs a GPU.
+void flush_l2(StreamHandle stream = nullptr);
 
 /// Enqueues a device-to-device copy of `bytes` bytes (the bandwidth ceiling benchmarks quote).
 void copy_device_to_device(std::uint64_t dst, std::uint64_t src, std::size_t bytes, StreamHandle stream = nullptr);

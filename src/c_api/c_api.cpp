@@ -13,6 +13,7 @@
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_seed.h"
 #include "tilejit/tilejit.h"
+#include "tilejit/timing.h"
 
 struct tilejit_compiled {
   const tilejit::CompiledKernel* kernel;
@@ -134,6 +135,10 @@ int tilejit_has_gpu(void) {
   if (tilejit::has_gpu(&why)) return 1;
   g_error = why;
   return 0;
+}
+
+int tilejit_flush_l2(void* stream) {
+  return guarded([&] { tilejit::flush_l2(static_cast<tilejit::StreamHandle>(stream)); });
 }
 
 void tilejit_wait_for_background_compiles(void) { tilejit::wait_for_background_compiles(); }

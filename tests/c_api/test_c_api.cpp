@@ -162,6 +162,10 @@ TEST_CASE("C API: without a GPU, device calls fail and say why") {
   float x[4] = {0, 0, 0, 0};
   CHECK(tilejit_softmax(x, x, 2, 2, 2, 2, TILEJIT_F32, TILEJIT_F32, nullptr) != 0);
   CHECK(!last_error().empty());
+  tilejit_has_gpu();
+  const std::string why = last_error();
+  CHECK(tilejit_flush_l2(nullptr) != 0);
+  CHECK(last_error().find(why) != std::string::npos);  // the driver's own reason, in context
 }
 
 TEST_CASE("C API: tilejit_softmax_with runs on the CPU backend over host rows") {

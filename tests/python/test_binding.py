@@ -122,6 +122,9 @@ class Binding(unittest.TestCase):
         with self.assertRaises(tilejit.TilejitError) as caught:
             self.lib.softmax(ctypes.addressof(buffer), ctypes.addressof(buffer), 2, 2, 2, 2, tilejit.F32, tilejit.F32)
         self.assertTrue(str(caught.exception))
+        with self.assertRaises(tilejit.TilejitError) as caught:
+            self.lib.flush_l2()
+        self.assertTrue(str(caught.exception))
 
 
 if __name__ == "__main__":
