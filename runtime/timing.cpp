@@ -110,8 +110,7 @@ Timing time_gpu(const std::function<void()>& run, const TimingOptions& options) 
 
 void flush_l2(StreamHandle stream) {
   rt::make_context_current();
-  static Buffer flush_buffer;  // allocated once, kept for the process
-  if (flush_buffer.count() == 0) flush_buffer = Buffer(DType::i32, 64u << 20, Memory::device);
+  static const Buffer flush_buffer(DType::i32, 64u << 20, Memory::device);  // once, for the process
   rt::flush_l2(flush_buffer.address(), flush_buffer.bytes(), stream);
 }
 
