@@ -7,7 +7,7 @@
 //   (default: f32 1 x 1M, the op's own plan, 3 rounds; W, a walking configuration whose first
 //   pass asks L2 to keep its lines, run once before the last two contexts: online BLOCK=4096;
 //   --full-sweep 1: then the tuner over all its candidates, and two contexts again after it;
-//   run it with and without TILEJIT_FLUSH_HELD_LINES=1 to see what the flush leaves in L2)
+//   run it with TILEJIT_FLUSH_HELD_LINES=0 too to see what the overwrite alone leaves in L2)
 #include <fmt/format.h>
 
 #include <algorithm>
