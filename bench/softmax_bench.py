@@ -359,11 +359,15 @@ FLUSH_WORDS = {"held": "lines held with an evict_last hint dropped, then 256 MiB
 
 def write_report(rows, out_dir, flush, spread_of, plot=True, per_process=False):
     os.makedirs(out_dir, exist_ok=True)
-    # TILEJIT_COMMIT first: the GPU machine's copy of the tree may carry a stale .git.
+    # TILEJIT_COMMIT first: the GPU machine's copy of the tree may carry a stale .git, so a commit
+    # read from git says how many paths differ from it.
     commit = os.environ.get("TILEJIT_COMMIT", "")
     if not commit:
         try:
             commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], text=True).strip()
+            changed = subprocess.check_output(["git", "status", "--porcelain"], text=True).splitlines()
+            if changed:
+                commit += f" with {len(changed)} paths changed"
         except Exception:
             commit = "unknown"
     gpu = torch.cuda.get_device_name()
