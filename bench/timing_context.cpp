@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "tilejit/error.h"
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_autotune.h"
@@ -37,32 +38,19 @@ Buffer random_input(std::size_t count, unsigned seed) {
   return in;
 }
 
-std::int64_t number(const std::string& key, const std::string& text) {
-  std::size_t used = 0;
-  try {
-    const std::int64_t v = std::stoll(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw Error(fmt::format("{} takes a whole number, not '{}'", key, text));
-}
-
 int run(int argc, char** argv) {
-  std::int64_t rows = 1, cols = 1 << 20;
-  int rounds = 3;
-  bool full_sweep = false;
-  std::string config_text, walk_text = "online BLOCK=4096 warps=8 stages=2";
-  if (argc % 2 == 0) throw Error(fmt::format("option {} has no value", argv[argc - 1]));
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    if (key == "--rows") rows = number(key, argv[i + 1]);
-    else if (key == "--cols") cols = number(key, argv[i + 1]);
-    else if (key == "--config") config_text = argv[i + 1];
-    else if (key == "--walk") walk_text = argv[i + 1];
-    else if (key == "--rounds") rounds = static_cast<int>(number(key, argv[i + 1]));
-    else if (key == "--full-sweep") full_sweep = std::string(argv[i + 1]) == "1";
-    else throw Error(fmt::format("unknown option {}", key));
-  }
+  const examples::CliArgs args(argc, argv,
+                               {{"rows", "1"},
+                                {"cols", std::to_string(1 << 20)},
+                                {"config", ""},
+                                {"walk", "online BLOCK=4096 warps=8 stages=2"},
+                                {"rounds", "3"},
+                                {"full-sweep", "0"}});
+  const std::int64_t rows = args.integer("rows"), cols = args.integer("cols");
+  const int rounds = static_cast<int>(args.integer("rounds"));
+  const bool full_sweep = args.str("full-sweep") == "1";
+  const std::string& config_text = args.str("config");
+  const std::string& walk_text = args.str("walk");
   if (!has_gpu()) {
     fmt::print("bench-timing-context: no GPU, nothing timed\n");
     return 0;
