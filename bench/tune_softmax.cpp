@@ -6,15 +6,21 @@
 // bytes (all CUDA events, L2 flushed, median).
 //
 //   TILEJIT_CACHE_DIR=DIR bench-tune-softmax [--out FILE.md] [--min-cols N] [--max-cols N]
-//   (the tuned file lands in DIR; --min-cols / --max-cols keep only shapes of that width)
+//                                            [--shapes MxN,MxN,...]
+//   (the tuned file lands in DIR; --min-cols / --max-cols keep only the benchmark shapes of that
+//   width; --shapes tunes the shapes it lists instead)
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cli_args.h"
+#include "tilejit/error.h"
 #include "tilejit/ops/softmax.h"
 #include "tilejit/ops/softmax_autotune.h"
 #include "tilejit/tilejit.h"
@@ -22,22 +28,47 @@
 
 using namespace tilejit;
 
-int main(int argc, char** argv) {
-  std::string out_path;
-  std::int64_t min_cols = 0, max_cols = INT64_MAX;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--out") out_path = argv[i + 1];
-    if (std::string(argv[i]) == "--min-cols") min_cols = std::stoll(argv[i + 1]);
-    if (std::string(argv[i]) == "--max-cols") max_cols = std::stoll(argv[i + 1]);
+namespace {
+
+using Shape = std::pair<std::int64_t, std::int64_t>;
+
+// "MxN,MxN,...": the shapes to tune, each checked as it is read.
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> shapes;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const std::size_t x = item.find('x');
+    std::size_t used_rows = 0, used_cols = 0;
+    std::int64_t rows = 0, cols = 0;
+    try {
+      rows = std::stoll(item.substr(0, x), &used_rows);
+      cols = std::stoll(item.substr(x + 1), &used_cols);
+    } catch (const std::exception&) {
+      used_rows = 0;
+    }
+    if (x == std::string::npos || used_rows != x || used_cols != item.size() - x - 1 || rows <= 0 || cols <= 0)
+      throw Error(fmt::format("--shapes: '{}' is not MxN with M, N > 0", item));
+    shapes.emplace_back(rows, cols);
+    start = end + 1;
   }
+  return shapes;
+}
+
+int run(int argc, char** argv) {
+  const examples::CliArgs args(
+      argc, argv, {{"out", ""}, {"min-cols", "0"}, {"max-cols", std::to_string(INT64_MAX)}, {"shapes", ""}});
+  const std::string& out_path = args.str("out");
+  const std::int64_t min_cols = args.integer("min-cols"), max_cols = args.integer("max-cols");
+  std::vector<Shape> shapes = {{4096, 256},    {4096, 1024},  {4096, 2048},   {4096, 4096},  {4096, 8192},
+                               {4096, 16384},  {4096, 65536}, {4096, 262144}, {1, 16 << 20}, {16, 4 << 20},
+                               {128, 1 << 20}, {1, 1 << 20},  {65536, 32},    {65536, 128},  {32768, 512}};
+  if (args.given("shapes")) shapes = parse_shapes(args.str("shapes"));
   if (!has_gpu()) {
     fmt::print("bench-tune-softmax: no GPU, nothing tuned\n");
     return 0;
   }
-  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
-      {4096, 256},    {4096, 1024},  {4096, 2048},   {4096, 4096},  {4096, 8192},
-      {4096, 16384},  {4096, 65536}, {4096, 262144}, {1, 16 << 20}, {16, 4 << 20},
-      {128, 1 << 20}, {1, 1 << 20},  {65536, 32},    {65536, 128},  {32768, 512}};
   std::string md = fmt::format("Device: {}. Tuned file: {}\n\n", device_properties().name, ops::softmax_tuning_file());
   md += "| dtype | M | N | candidates | tuned | us | fraction of C | before (source) | us | fraction of C |\n";
   md += "|---|---|---|---|---|---|---|---|---|---|\n";
@@ -70,4 +101,15 @@ int main(int argc, char** argv) {
                     ops::TuneOptions{}.rounds, finals);
   if (!out_path.empty()) std::ofstream(out_path) << md;
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bench-tune-softmax: {}\n", e.what());
+    return 1;
+  }
 }
