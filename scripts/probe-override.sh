@@ -26,9 +26,10 @@ i=0
 run_form() {
   local form=$1 cache=$2 args=$3 edit=$4
   shift 4
-  local log
-  # shellcheck disable=SC2086  # an argument list
-  log=$(env "$@" TILEJIT_CACHE_DIR="$cache" timeout 120 "$BIN" $args --reps 20 2>&1)
+  local log words
+  # Words as the shell splits them, quotes honoured (--config "group BLOCK=8192 warps=8").
+  mapfile -t words < <(xargs printf '%s\n' <<<"$args")
+  log=$(env "$@" TILEJIT_CACHE_DIR="$cache" timeout 120 "$BIN" "${words[@]}" --reps 20 2>&1)
   echo "$log" >>"$OUT/override.log"
   local regs result
   regs=$(echo "$log" | grep -E '^PTX' | sed -E 's/.*\(([^)]*)\).*/\1/' | paste -sd';' -)
