@@ -4,7 +4,8 @@
 #   latency    latency.md: bench-latency (compile and launch latency), Triton's measured the same way
 #   sweep      seed_sweep.md: the persistent seed kernel over num_warps x num_stages
 #   tune       tune.md and tune/autotune-*.txt: the softmax autotuner over the benchmark shapes
-#   tuned      the autotuner (TUNE_ARGS), then softmax_bench.py (BENCH_ARGS) with its file in effect
+#   tuned      the autotuner (TUNE_ARGS, e.g. "--shapes 16x4194304,128x1048576"), then softmax_bench.py
+#              (BENCH_ARGS) with its file in effect
 #              (the op reads a tuning file before the shipped table): its picks under do_bench before
 #              any enters a device table. tuned/tune.md, tuned/autotune-*.txt, tuned/softmax.md
 #   latency-ptx, sweep-ptx   the same with TILEJIT_CODEGEN=ptx, the PTX generator
