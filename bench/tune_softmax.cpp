@@ -40,15 +40,9 @@ std::vector<Shape> parse_shapes(const std::string& text) {
     const std::size_t end = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, end - start);
     const std::size_t x = item.find('x');
-    std::size_t used_rows = 0, used_cols = 0;
     std::int64_t rows = 0, cols = 0;
-    try {
-      rows = std::stoll(item.substr(0, x), &used_rows);
-      cols = std::stoll(item.substr(x + 1), &used_cols);
-    } catch (const std::exception&) {
-      used_rows = 0;
-    }
-    if (x == std::string::npos || used_rows != x || used_cols != item.size() - x - 1 || rows <= 0 || cols <= 0)
+    if (x == std::string::npos || !examples::parse_integer(item.substr(0, x), rows) ||
+        !examples::parse_integer(item.substr(x + 1), cols) || rows <= 0 || cols <= 0)
       throw Error(fmt::format("--shapes: '{}' is not MxN with M, N > 0", item));
     shapes.emplace_back(rows, cols);
     start = end + 1;

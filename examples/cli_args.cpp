@@ -6,6 +6,16 @@
 
 namespace tilejit::examples {
 
+bool parse_integer(const std::string& text, std::int64_t& out) {
+  try {
+    std::size_t used = 0;
+    out = std::stoll(text, &used);
+    return used == text.size();
+  } catch (...) {
+    return false;
+  }
+}
+
 CliArgs::CliArgs(int argc, char** argv, const std::map<std::string, std::string>& defaults,
                  std::initializer_list<std::string> flags)
     : values_(defaults) {
@@ -29,12 +39,8 @@ const std::string& CliArgs::str(const std::string& key) const { return values_.a
 
 std::int64_t CliArgs::integer(const std::string& key) const {
   const std::string& v = values_.at(key);
-  try {
-    std::size_t used = 0;
-    std::int64_t n = std::stoll(v, &used);
-    if (used == v.size()) return n;
-  } catch (...) {
-  }
+  std::int64_t n = 0;
+  if (parse_integer(v, n)) return n;
   throw Error(fmt::format("option '--{}' needs an integer, got '{}'", key, v));
 }
 

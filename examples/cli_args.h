@@ -7,6 +7,9 @@
 
 namespace tilejit::examples {
 
+/// `text` as a whole number (all of it, as std::stoll reads one); false if it is not one.
+bool parse_integer(const std::string& text, std::int64_t& out);
+
 class CliArgs {
  public:
   /// Parses `--key value` pairs and `--flag`s (listed in `flags`). Throws tilejit::Error on
