@@ -171,7 +171,7 @@ TEST_CASE("PTX path: the softmax op's group strategies assemble without spilling
     std::int64_t rows, cols;
     const char* config;
   };
-  // The H200 table's group entries (src/ops/tuned/NVIDIA_H200.txt), and the overlapped walk, whose
+  // The group entries of the H200 and H100 tables (src/ops/tuned/), and the overlapped walk, whose
   // exchanges are split.
   const Case cases[] = {
       {DType::bf16, 1, 1 << 20, "group BLOCK=8192 warps=8 stages=1 grid=persistent group=128"},
@@ -179,7 +179,9 @@ TEST_CASE("PTX path: the softmax op's group strategies assemble without spilling
       {DType::bf16, 16, 1 << 22, "group BLOCK=8192 warps=16 stages=1 grid=persistent group=64"},
       {DType::bf16, 128, 1 << 20, "group BLOCK=8192 warps=8 stages=1 grid=persistent group=32"},
       {DType::f32, 1, 1 << 24, "group BLOCK=4096 warps=16 stages=2 grid=persistent group=264 interleave"},
+      {DType::bf16, 16, 1 << 22, "group BLOCK=8192 warps=8 stages=1 grid=persistent group=132"},
       {DType::f32, 16, 1 << 22, "group BLOCK=8192 warps=8 stages=1 grid=persistent group=264 min_blocks=4"},
+      {DType::f32, 16, 1 << 22, "group BLOCK=8192 warps=8 stages=1 grid=persistent group=264 min_blocks=4 interleave"},
       {DType::f32, 128, 1 << 20, "group BLOCK=8192 warps=8 stages=1 grid=persistent group=64"},
       {DType::f32, 16, 1 << 22, "group BLOCK=8192 warps=16 stages=1 grid=persistent group=128 overlap"},
   };
